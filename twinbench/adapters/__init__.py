@@ -1,0 +1,1 @@
+"""Built-in adapters. Each registers through the ``twinbench.adapters`` entry-point group."""

@@ -1,0 +1,155 @@
+"""The reference adapter: BFCL multi-turn (base, long_context, miss_func, miss_param)."""
+
+from __future__ import annotations
+
+import argparse
+import functools
+from collections.abc import Mapping, Sequence
+from importlib import resources
+from pathlib import Path
+
+import yaml
+
+from twinbench.adapter import Adapter, AdapterError
+from twinbench.curation import CompoundTurn, Curation
+from twinbench.effects import EffectClassifier, SourceVerdict, analyze_source, load_effect_table
+from twinbench.model import Item, Side
+
+from . import dataset
+from .release import DEFAULT_RELEASE, LAST_V3_RELEASE, ReleaseData, locate
+
+ID_PREFIX = "multi_turn_"
+
+
+def _data_file(name: str) -> Path:
+    return Path(str(resources.files("twinbench.adapters.bfcl").joinpath(name)))
+
+
+class BFCLAdapter(Adapter):
+    """BFCL multi-turn: should-act ``base``/``long_context``, should-ask ``miss_func``/``miss_param``."""
+
+    name = "bfcl"
+    description = "BFCL multi-turn (bfcl-eval releases; v3 and v4 result trees)"
+
+    def __init__(self, release: str = DEFAULT_RELEASE, bfcl_root: Path | None = None, fetcher=None) -> None:
+        self.release_name = release
+        self.bfcl_root = bfcl_root
+        self._fetcher = fetcher
+
+    # -- construction ------------------------------------------------------------------
+    @classmethod
+    def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
+        group = parser.add_argument_group("BFCL data")
+        group.add_argument(
+            "--bfcl-release",
+            metavar="VERSION",
+            default=None,
+            help=f"bfcl-eval release whose data to use (default {DEFAULT_RELEASE}; "
+            f"{LAST_V3_RELEASE} is the last BFCL_v3 release)",
+        )
+        group.add_argument(
+            "--bfcl-root",
+            metavar="DIR",
+            type=Path,
+            default=None,
+            help="use the data in this bfcl_eval folder or gorilla checkout instead of a release",
+        )
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace) -> BFCLAdapter:
+        return cls(release=getattr(args, "bfcl_release", None) or DEFAULT_RELEASE,
+                   bfcl_root=getattr(args, "bfcl_root", None))
+
+    # -- data ------------------------------------------------------------------------------
+    @functools.cached_property
+    def release(self) -> ReleaseData:
+        kwargs = {"fetcher": self._fetcher} if self._fetcher else {}
+        return locate(self.release_name, self.bfcl_root, **kwargs)
+
+    @functools.cached_property
+    def data(self) -> dataset.BFCLData:
+        return dataset.load(self.release)
+
+    @functools.cached_property
+    def _items(self) -> tuple[Item, ...]:
+        return tuple(dataset.to_item(raw, self.data.tools_by_class) for raw in self.data.raw)
+
+    def items(self) -> Sequence[Item]:
+        return self._items
+
+    def twin_hints(self, items: Sequence[Item]) -> Mapping[str, Sequence[str]]:
+        """The base item of the same scenario index (verified by content in discovery)."""
+        return {
+            item.id: [f"{ID_PREFIX}base_{dataset.scenario_index(item.id)}"]
+            for item in items
+            if item.side is Side.ASK
+        }
+
+    def family_key(self, item: Item) -> str | None:
+        return f"scenario {dataset.scenario_index(item.id)}"
+
+    # -- effects -----------------------------------------------------------------------------
+    @functools.cached_property
+    def _effect_table(self) -> tuple[EffectClassifier, dict[str, dict[str, str]]]:
+        return load_effect_table(_data_file("effects.yaml"))
+
+    def effects(self) -> EffectClassifier:
+        return self._effect_table[0]
+
+    def effect_notes(self) -> dict[str, dict[str, str]]:
+        return self._effect_table[1]
+
+    def source_verdicts(self) -> dict[str, SourceVerdict]:
+        """The source analyzer's verdict on every offered function, from this release's code."""
+        out: dict[str, SourceVerdict] = {}
+        for cls, names in self.data.tools_by_class.items():
+            path = self.data.source_files[cls]
+            try:
+                source = path.read_text(encoding="utf-8")
+            except OSError as exc:
+                raise AdapterError(f"cannot read the source of {cls}: {exc}") from exc
+            out.update(analyze_source(source, cls, names))
+        return out
+
+    def function_owners(self) -> dict[str, str]:
+        return {name: cls for cls, names in self.data.tools_by_class.items() for name in names}
+
+    # -- curation ----------------------------------------------------------------------------
+    def curation(self) -> Curation:
+        path = _data_file("curation.yaml")
+        try:
+            spec = yaml.safe_load(path.read_text(encoding="utf-8"))
+        except (OSError, yaml.YAMLError) as exc:
+            raise AdapterError(f"cannot read {path}: {exc}") from exc
+        fingerprint = self.data.fingerprint
+        made_for = spec.get("made_for_release")
+        if spec.get("fingerprint") == fingerprint:
+            applies = True
+            why = f"the data is identical to bfcl-eval {made_for}, which the curation was made for"
+        else:
+            applies = False
+            why = (
+                f"the curation was made for bfcl-eval {made_for}; this data "
+                f"({self.release.describe()}) differs from it, so bad keys and certification are not applied"
+            )
+
+        def key(short: str) -> str:
+            return ID_PREFIX + short
+
+        compound = {
+            key(k): CompoundTurn(
+                withheld=tuple(v.get("withheld") or ()),
+                independent=tuple(v.get("independent") or ()),
+                gated=tuple(v.get("gated") or ()),
+                reason="compound turn (Table E2)",
+            )
+            for k, v in (spec.get("compound_turns") or {}).items()
+        }
+        return Curation(
+            name=f"twinbench BFCL curation for {made_for}",
+            applies=applies,
+            applies_reason=why,
+            bad_keys={key(k): v for k, v in (spec.get("bad_keys") or {}).items()},
+            construction_errors={key(k): v for k, v in (spec.get("construction_errors") or {}).items()},
+            compound=compound,
+        )

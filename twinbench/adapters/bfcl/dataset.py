@@ -1,0 +1,168 @@
+"""BFCL multi-turn items, read from one release's data files."""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import attrs
+
+from twinbench.adapter import AdapterError
+from twinbench.calls import parse_python_calls
+from twinbench.model import Call, Item, Side, Turn
+
+from .release import CATEGORIES, ReleaseData
+
+SIDES = {"base": Side.ACT, "long_context": Side.ACT, "miss_func": Side.ASK, "miss_param": Side.ASK}
+
+# documented facts about the harness layout: which doc file and source module hold each class
+# (read from the release's constants/executable_backend_config.py when it is there)
+_CONFIG = "constants/executable_backend_config.py"
+
+
+@attrs.frozen
+class RawItem:
+    id: str
+    category: str
+    question: list
+    ground_truth: list
+    involved_classes: tuple[str, ...]
+    missed_function: dict
+
+
+@attrs.frozen
+class BFCLData:
+    """Everything twinbench reads from one release."""
+
+    release: ReleaseData
+    raw: tuple[RawItem, ...]
+    tools_by_class: dict[str, tuple[str, ...]]
+    source_files: dict[str, Path]
+    fingerprint: str
+
+    @property
+    def classes(self) -> tuple[str, ...]:
+        return tuple(self.tools_by_class)
+
+
+def _read_jsonl(path: Path) -> Iterator[tuple[int, dict]]:
+    try:
+        with path.open(encoding="utf-8") as handle:
+            for number, line in enumerate(handle, 1):
+                if line.strip():
+                    try:
+                        yield number, json.loads(line)
+                    except json.JSONDecodeError as exc:
+                        raise AdapterError(f"{path}: line {number} is not valid JSON ({exc.msg})") from exc
+    except OSError as exc:
+        raise AdapterError(f"cannot read {path}: {exc}") from exc
+
+
+def _literal_mappings(config: Path) -> dict[str, dict]:
+    """Top-level dict literals of the harness config, read with ast (never imported)."""
+    out: dict[str, dict] = {}
+    if not config.is_file():
+        return out
+    tree = ast.parse(config.read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            try:
+                value = ast.literal_eval(node.value)
+            except ValueError:
+                continue  # f-strings and other non-literals
+            if isinstance(value, dict):
+                out[node.targets[0].id] = value
+    return out
+
+
+def _module_files(release: ReleaseData) -> tuple[dict[str, str], dict[str, Path]]:
+    config = _literal_mappings(release.root / _CONFIG)
+    doc_files = config.get("MULTI_TURN_FUNC_DOC_FILE_MAPPING")
+    if not doc_files:
+        raise AdapterError(f"{release.root / _CONFIG} does not map classes to function doc files")
+    source_dir = release.root / "eval_checker" / "multi_turn_eval" / "func_source_code"
+    sources = {cls: source_dir / (Path(doc).stem + ".py") for cls, doc in doc_files.items()}
+    return doc_files, sources
+
+
+def _fingerprint(raw: list[RawItem]) -> str:
+    digest = hashlib.sha256()
+    for item in raw:
+        record = [item.id, item.question, item.ground_truth, item.missed_function]
+        digest.update(json.dumps(record, sort_keys=True, ensure_ascii=False).encode("utf-8"))
+        digest.update(b"\n")
+    return digest.hexdigest()
+
+
+def load(release: ReleaseData) -> BFCLData:
+    raw: list[RawItem] = []
+    for category in CATEGORIES:
+        answers = {rec.get("id"): rec.get("ground_truth") for _, rec in _read_jsonl(release.answer_file(category))}
+        for number, rec in _read_jsonl(release.question_file(category)):
+            item_id = rec.get("id")
+            if not isinstance(item_id, str) or not isinstance(rec.get("question"), list):
+                raise AdapterError(f"{release.question_file(category)}: line {number} has no id or question")
+            truth = answers.get(item_id)
+            if not isinstance(truth, list) or len(truth) != len(rec["question"]):
+                raise AdapterError(f"{release.answer_file(category)}: no matching ground truth for {item_id}")
+            raw.append(
+                RawItem(
+                    id=item_id,
+                    category=category,
+                    question=rec["question"],
+                    ground_truth=truth,
+                    involved_classes=tuple(rec.get("involved_classes") or ()),
+                    missed_function=dict(rec.get("missed_function") or {}),
+                )
+            )
+    # the multi-turn classes are those the items involve
+    involved = list(dict.fromkeys(c for item in raw for c in item.involved_classes))
+    doc_files, sources = _module_files(release)
+    tools_by_class: dict[str, tuple[str, ...]] = {}
+    for cls in sorted(involved, key=lambda c: list(doc_files).index(c) if c in doc_files else len(doc_files)):
+        if cls not in doc_files:
+            raise AdapterError(f"class {cls} is involved in the items but has no function doc file")
+        names = [rec.get("name") for _, rec in _read_jsonl(release.root / "data" / "multi_turn_func_doc" / doc_files[cls])]
+        tools_by_class[cls] = tuple(n for n in names if isinstance(n, str))
+    return BFCLData(
+        release=release,
+        raw=tuple(raw),
+        tools_by_class=tools_by_class,
+        source_files={c: sources[c] for c in tools_by_class},
+        fingerprint=_fingerprint(raw),
+    )
+
+
+def _parse_reference(item_id: str, text: str) -> Call:
+    calls = parse_python_calls(text)
+    if len(calls) != 1:
+        raise AdapterError(f"{item_id}: reference call {text!r} does not parse as one call")
+    return calls[0]
+
+
+def to_item(raw: RawItem, tools_by_class: dict[str, tuple[str, ...]]) -> Item:
+    offered = [name for cls in raw.involved_classes for name in tools_by_class.get(cls, ())]
+    # a miss_func item's withheld functions are off the tool list until the turn they come back
+    withheld_until: dict[str, int] = {}
+    for turn_key, names in raw.missed_function.items():
+        for name in names:
+            withheld_until[name] = int(turn_key)
+    turns = []
+    for index, (messages, truth) in enumerate(zip(raw.question, raw.ground_truth)):
+        user = tuple(m.get("content", "") for m in messages if isinstance(m, dict) and m.get("role") == "user")
+        tools = tuple(n for n in offered if withheld_until.get(n, -1) <= index)
+        reference_text = tuple(str(s) for s in truth)
+        reference = tuple(_parse_reference(raw.id, s) for s in reference_text)
+        turns.append(Turn(index=index, user_text=user, tools=tools, reference=reference, reference_text=reference_text))
+    return Item(id=raw.id, category=raw.category, side=SIDES[raw.category], turns=tuple(turns))
+
+
+def scenario_index(item_id: str) -> int:
+    return int(item_id.rsplit("_", 1)[1])
+
+
+def category_of(item_id: str) -> str:
+    return item_id.removeprefix("multi_turn_").rsplit("_", 1)[0]

@@ -1,0 +1,180 @@
+"""Where the BFCL multi-turn data of one bfcl-eval release comes from.
+
+In order: a folder the user names (``--bfcl-root``: a ``bfcl_eval`` folder or a
+gorilla checkout); an installed ``bfcl_eval`` package of that release, located
+without importing it (importing pulls in heavy dependencies); a per-user cache,
+filled once by ``pip download --no-deps bfcl-eval==<release>`` (about 2 MB) and
+unpacked. bfcl-eval's own dependencies are never installed.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
+
+import attrs
+
+from twinbench.adapter import AdapterError
+
+DEFAULT_RELEASE = "2026.3.23"
+LAST_V3_RELEASE = "2025.8.5"
+CACHE_ENV = "TWINBENCH_CACHE"
+CATEGORIES = ("base", "long_context", "miss_func", "miss_param")
+
+# the parts of the wheel twinbench reads; everything else is left in the archive
+_WANTED = (
+    "bfcl_eval/data/BFCL_v",
+    "bfcl_eval/data/possible_answer/BFCL_v",
+    "bfcl_eval/data/multi_turn_func_doc/",
+    "bfcl_eval/eval_checker/multi_turn_eval/func_source_code/",
+    "bfcl_eval/constants/executable_backend_config.py",
+)
+
+
+@attrs.frozen
+class ReleaseData:
+    """A located ``bfcl_eval`` folder and what is known about it."""
+
+    root: Path  # the bfcl_eval package folder
+    release: str  # the release asked for, or "unknown" for a user folder
+    source: str  # "bfcl-root", "installed" or "cache"
+    prefix: str  # "BFCL_v4" or "BFCL_v3": the dataset file prefix found in it
+
+    def question_file(self, category: str) -> Path:
+        return self.root / "data" / f"{self.prefix}_multi_turn_{category}.json"
+
+    def answer_file(self, category: str) -> Path:
+        return self.root / "data" / "possible_answer" / f"{self.prefix}_multi_turn_{category}.json"
+
+    def describe(self) -> str:
+        return f"bfcl-eval {self.release} ({self.prefix} files, from {self.source}: {self.root})"
+
+
+def cache_dir() -> Path:
+    """The per-user cache: ``$TWINBENCH_CACHE``, else ``$XDG_CACHE_HOME/twinbench``, else ``~/.cache/twinbench``."""
+    if os.environ.get(CACHE_ENV):
+        return Path(os.environ[CACHE_ENV]).expanduser()
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "twinbench"
+
+
+def _dataset_prefix(package: Path) -> str | None:
+    data = package / "data"
+    for prefix in ("BFCL_v4", "BFCL_v3"):
+        if all((data / f"{prefix}_multi_turn_{c}.json").is_file() for c in CATEGORIES):
+            return prefix
+    return None
+
+
+def _package_in(folder: Path) -> Path | None:
+    """The bfcl_eval package folder inside a user-given folder, if any."""
+    candidates = [
+        folder,
+        folder / "bfcl_eval",
+        folder / "berkeley-function-call-leaderboard" / "bfcl_eval",
+    ]
+    for candidate in candidates:
+        if (candidate / "data").is_dir() and _dataset_prefix(candidate):
+            return candidate
+    return None
+
+
+def installed_package(release: str) -> Path | None:
+    """An installed bfcl_eval of exactly this release, found without importing it."""
+    try:
+        version = importlib.metadata.version("bfcl-eval")
+    except importlib.metadata.PackageNotFoundError:
+        return None
+    if version != release:
+        return None
+    try:
+        spec = importlib.util.find_spec("bfcl_eval")  # locates; does not execute the package
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    folder = Path(next(iter(spec.submodule_search_locations)))
+    return folder if _dataset_prefix(folder) else None
+
+
+Fetcher = Callable[[str, Path], Path]
+
+
+def pip_fetch(release: str, into: Path) -> Path:
+    """Download the bfcl-eval wheel of one release with pip, without its dependencies."""
+    cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary", ":all:",
+           "--disable-pip-version-check", "--quiet", f"bfcl-eval=={release}", "-d", str(into)]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    wheels = sorted(into.glob("bfcl_eval-*.whl"))
+    if proc.returncode != 0 or not wheels:
+        detail = (proc.stderr or proc.stdout).strip().splitlines()
+        raise AdapterError(
+            f"could not download bfcl-eval=={release} ({detail[-1] if detail else 'pip failed'}). "
+            "Provide the data instead: --bfcl-root DIR (a bfcl_eval folder or a gorilla checkout), "
+            f"or `pip install --no-deps bfcl-eval=={release}`, or put an unpacked copy in "
+            f"{cache_dir() / 'bfcl-eval' / release} (set {CACHE_ENV} to move the cache)."
+        )
+    return wheels[-1]
+
+
+def _unpack(wheel: Path, target: Path) -> None:
+    tmp = Path(tempfile.mkdtemp(prefix=".unpack-", dir=target.parent))
+    try:
+        with zipfile.ZipFile(wheel) as archive:
+            for member in archive.namelist():
+                if member.startswith(_WANTED) and ".." not in Path(member).parts:
+                    archive.extract(member, tmp)
+        if target.exists():
+            shutil.rmtree(target)
+        (tmp / "bfcl_eval").rename(target)
+    except (zipfile.BadZipFile, OSError) as exc:
+        raise AdapterError(f"could not unpack {wheel.name}: {exc}") from exc
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def locate(
+    release: str = DEFAULT_RELEASE,
+    bfcl_root: Path | None = None,
+    fetcher: Fetcher = pip_fetch,
+    log: Callable[[str], None] = lambda msg: print(msg, file=sys.stderr),
+) -> ReleaseData:
+    """Find (or fetch once into the cache) the multi-turn data of one release."""
+    if bfcl_root is not None:
+        folder = Path(bfcl_root).expanduser()
+        if not folder.is_dir():
+            raise AdapterError(f"--bfcl-root {folder} is not a folder")
+        package = _package_in(folder)
+        if package is None:
+            raise AdapterError(
+                f"--bfcl-root {folder} holds no BFCL multi-turn data: expected "
+                "bfcl_eval/data/BFCL_v4_multi_turn_base.json (or BFCL_v3_...) and the other three categories"
+            )
+        return ReleaseData(package, "unknown", "bfcl-root", _dataset_prefix(package) or "")
+
+    package = installed_package(release)
+    if package is not None:
+        return ReleaseData(package, release, "installed", _dataset_prefix(package) or "")
+
+    target = cache_dir() / "bfcl-eval" / release / "bfcl_eval"
+    prefix = _dataset_prefix(target) if target.is_dir() else None
+    if prefix:
+        return ReleaseData(target, release, "cache", prefix)
+
+    log(f"twinbench: fetching bfcl-eval=={release} (the wheel, about 2 MB, no dependencies) into {target.parent}")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="twinbench-fetch-") as tmp:
+        wheel = fetcher(release, Path(tmp))
+        _unpack(wheel, target)
+    prefix = _dataset_prefix(target)
+    if not prefix:
+        raise AdapterError(f"bfcl-eval=={release} holds no multi-turn data files (is this a BFCL release?)")
+    return ReleaseData(target, release, "cache", prefix)

@@ -1,0 +1,702 @@
+"""Find and read BFCL multi-turn result and score trees, robustly and line by line.
+
+Layouts accepted by :func:`find_runs` (``[result/]`` means the folder is optional)::
+
+    ROOT/[result/]<model>/multi_turn/BFCL_v4_multi_turn_<category>_result.json   (v4, nested)
+    ROOT/[result/]<model>/BFCL_v3_multi_turn_<category>_result.json              (v3, flat)
+
+ROOT may also be a single model folder. Score files are looked up in the sibling
+``score/`` tree (``X/result/<model>/...`` -> ``X/score/<model>/...``) or under an
+explicit ``scores_root``.
+
+The readers never load a whole file: each line is decoded, reduced to what twinbench
+needs (the ``result`` steps and the user texts of ``inference_log``) and dropped.
+Bad user data never raises a traceback: per-line problems become ``bad_lines`` and
+``warnings`` in the returned records; fatal problems raise :class:`ResultsError`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Container, Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+__all__ = [
+    "CATEGORIES",
+    "DEFAULT_CATEGORIES",
+    "ResultEntry",
+    "ResultFile",
+    "ResultsError",
+    "RunFiles",
+    "RunScan",
+    "ScoreFile",
+    "SkippedRun",
+    "dataset_version_of",
+    "find_runs",
+    "read_result_file",
+    "read_score_file",
+]
+
+#: the multi-turn categories BFCL writes result files for
+CATEGORIES: tuple[str, ...] = ("base", "long_context", "miss_func", "miss_param")
+#: the categories a twinbench run needs by default
+DEFAULT_CATEGORIES: tuple[str, ...] = ("base", "miss_func", "miss_param")
+
+_NAME_RE = re.compile(r"^BFCL_(v[34])_multi_turn_(\w+?)_(result|score)\.json$")
+_VERSION_RE = re.compile(r"BFCL_(v\d+)_")
+_PRUNED_DIRS = frozenset({"__pycache__", "node_modules", "site-packages"})
+_EXAMPLES = 5  # how many example ids a summary warning names
+
+
+class ResultsError(Exception):
+    """A fatal problem with the user's result files. One clear message, no traceback."""
+
+
+# --------------------------------------------------------------------------- records
+
+
+@attrs.frozen
+class RunFiles:
+    """One model's complete run: a result file for every requested category.
+
+    ``files`` and ``score_files`` map category -> path; ``score_files`` may be empty
+    or partial. ``extra_files`` holds result files of categories that were found
+    but not requested (e.g. ``long_context``).
+    """
+
+    model: str
+    root: Path
+    version: str
+    files: Mapping[str, Path]
+    score_files: Mapping[str, Path] = attrs.field(factory=dict)
+    extra_files: Mapping[str, Path] = attrs.field(factory=dict)
+
+
+@attrs.frozen
+class SkippedRun:
+    """A model folder with BFCL result files that cannot be used, and why."""
+
+    model: str
+    root: Path
+    reason: str
+
+
+@attrs.frozen
+class RunScan:
+    """What :func:`find_runs` found: complete runs (sorted by model), skipped folders, warnings."""
+
+    runs: tuple[RunFiles, ...]
+    skipped: tuple[SkippedRun, ...] = ()
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def models(self) -> tuple[str, ...]:
+        return tuple(run.model for run in self.runs)
+
+
+@attrs.frozen
+class ResultEntry:
+    """One line of a result file, reduced to what twinbench needs.
+
+    ``turns`` is the line's ``result`` (per turn, per step, the raw step values as
+    decoded from JSON) or ``None`` when there is no usable rollout; then ``error``
+    says why (the harness's "Error during inference: ..." text, or a format problem).
+    ``logged_user_turns`` holds, per turn of ``inference_log``, the contents of the
+    user messages of ``begin_of_turn_query``; ``None`` when the line has no log.
+    ``line`` is the 1-based line number the entry was read from.
+    """
+
+    id: str
+    turns: tuple[tuple[Any, ...], ...] | None
+    error: str | None = None
+    logged_user_turns: tuple[tuple[str, ...], ...] | None = None
+    line: int = 0
+
+
+@attrs.frozen
+class ResultFile:
+    """Everything read from one result file.
+
+    ``entries`` maps id -> entry in file order (first occurrence wins);
+    ``duplicates`` lists ids seen more than once; ``bad_lines`` holds
+    ``(line number, reason)`` for lines that could not be used; ``empty`` is true
+    when the file holds no non-blank line; ``other_ids`` counts lines skipped because
+    their id was not in ``keep_ids``. ``version``/``category`` come from the file name
+    (``None`` when it does not follow the BFCL naming).
+    """
+
+    path: Path
+    entries: Mapping[str, ResultEntry]
+    duplicates: tuple[str, ...] = ()
+    bad_lines: tuple[tuple[int, str], ...] = ()
+    empty: bool = False
+    other_ids: int = 0
+    warnings: tuple[str, ...] = ()
+    version: str | None = None
+    category: str | None = None
+
+    @property
+    def error_ids(self) -> tuple[str, ...]:
+        """Ids of the entries without a usable rollout."""
+        return tuple(entry_id for entry_id, entry in self.entries.items() if entry.turns is None)
+
+    @property
+    def error_count(self) -> int:
+        return sum(1 for entry in self.entries.values() if entry.turns is None)
+
+
+@attrs.frozen
+class ScoreFile:
+    """Everything kept from one BFCL score file.
+
+    ``accuracy``/``correct_count``/``total_count`` come from the summary line (``None``
+    when missing or unusable); ``failed`` maps each failed id to its ``error_type``
+    (``""`` when the line has none). Items that passed are not listed by BFCL.
+    """
+
+    path: Path
+    failed: Mapping[str, str]
+    accuracy: float | None = None
+    correct_count: int | None = None
+    total_count: int | None = None
+    duplicates: tuple[str, ...] = ()
+    bad_lines: tuple[tuple[int, str], ...] = ()
+    empty: bool = False
+    warnings: tuple[str, ...] = ()
+    version: str | None = None
+    category: str | None = None
+
+
+# --------------------------------------------------------------------------- names
+
+
+def _parse_name(name: str) -> tuple[str, str, str] | None:
+    """``(version, category, kind)`` of a BFCL multi-turn file name, else ``None``."""
+    match = _NAME_RE.match(name)
+    if match is None:
+        return None
+    return match.group(1), match.group(2), match.group(3)
+
+
+def dataset_version_of(path: Path | str) -> str:
+    """``"v3"`` or ``"v4"``, read from a BFCL file name such as ``BFCL_v4_multi_turn_base_result.json``."""
+    name = Path(path).name
+    match = _VERSION_RE.match(name)
+    if match is None or match.group(1) not in ("v3", "v4"):
+        raise ResultsError(
+            f"cannot tell the BFCL dataset version from the file name {name!r} "
+            "(expected BFCL_v3_... or BFCL_v4_...)"
+        )
+    return match.group(1)
+
+
+def _examples(ids: Sequence[str]) -> str:
+    shown = ", ".join(ids[:_EXAMPLES])
+    return shown + (f", ... ({len(ids)} in all)" if len(ids) > _EXAMPLES else "")
+
+
+# --------------------------------------------------------------------------- discovery
+
+
+def _normalise_categories(categories: Sequence[str]) -> tuple[str, ...]:
+    if isinstance(categories, str):
+        categories = (categories,)
+    wanted: list[str] = []
+    for category in categories:
+        name = str(category).strip()
+        if name.startswith("multi_turn_"):
+            name = name[len("multi_turn_") :]
+        if name not in CATEGORIES:
+            raise ResultsError(
+                f"unknown BFCL multi-turn category {category!r}; choose from {', '.join(CATEGORIES)}"
+            )
+        if name not in wanted:
+            wanted.append(name)
+    if not wanted:
+        raise ResultsError("no BFCL category requested")
+    return tuple(wanted)
+
+
+def _check_directory(path: Path, what: str) -> Path:
+    try:
+        if not path.exists():
+            raise ResultsError(f"{what} {path} does not exist")
+        if not path.is_dir():
+            raise ResultsError(f"{what} {path} is not a directory")
+    except OSError as exc:  # e.g. permission denied on a parent
+        raise ResultsError(f"cannot access {what} {path}: {exc.strerror or exc}") from None
+    return path
+
+
+def _walk_bfcl_files(root: Path, warnings: list[str]) -> Iterator[Path]:
+    """Every ``BFCL_v[34]_multi_turn_*_result.json`` below ``root`` in sorted order."""
+
+    def on_error(exc: OSError) -> None:
+        warnings.append(f"cannot list {exc.filename}: {exc.strerror or exc}")
+
+    for directory, dirnames, filenames in os.walk(root, onerror=on_error, followlinks=False):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in _PRUNED_DIRS)
+        for filename in sorted(filenames):
+            if filename.startswith("BFCL_v") and filename.endswith("_result.json"):
+                yield Path(directory) / filename
+
+
+def _score_candidates(
+    model_dir: Path, file_name: str, nested: bool, scores_root: Path | None
+) -> list[Path]:
+    layouts = (("multi_turn",), ()) if nested else ((), ("multi_turn",))
+    if scores_root is None:
+        if model_dir.parent.name != "result":
+            return []
+        bases = [model_dir.parent.parent / "score" / model_dir.name]
+    else:
+        bases = [scores_root / "score" / model_dir.name, scores_root / model_dir.name]
+        if scores_root.name == model_dir.name:
+            bases.append(scores_root)
+    return [base.joinpath(*layout, file_name) for base in bases for layout in layouts]
+
+
+def _first_file(candidates: Sequence[Path]) -> Path | None:
+    for candidate in candidates:
+        try:
+            if candidate.is_file():
+                return candidate
+        except OSError:
+            continue
+    return None
+
+
+def find_runs(
+    root: Path | str,
+    categories: Sequence[str] = DEFAULT_CATEGORIES,
+    scores_root: Path | str | None = None,
+) -> RunScan:
+    """Locate BFCL multi-turn runs under ``root``.
+
+    A run is complete when its model folder holds a result file for every requested
+    category; other folders with BFCL result files are reported in ``skipped``.
+    ``scores_root``, when given, replaces the sibling ``score/`` tree as the place to
+    look for score files (``scores_root/[score/]<model>/[multi_turn/]...``).
+    """
+    wanted = _normalise_categories(categories)
+    root = _check_directory(Path(root).expanduser(), "result folder")
+    scores = None if scores_root is None else _check_directory(Path(scores_root).expanduser(), "score folder")
+
+    warnings: list[str] = []
+    # model folder -> list of (version, category, path)
+    found: dict[Path, list[tuple[str, str, Path]]] = {}
+    any_bfcl = False
+    for path in _walk_bfcl_files(root, warnings):
+        parsed = _parse_name(path.name)
+        if parsed is None:
+            continue
+        any_bfcl = True
+        version, category, _ = parsed
+        if category not in CATEGORIES:
+            continue  # not a multi-turn category twinbench knows (ignored)
+        parent = path.parent
+        model_dir = parent.parent if parent.name == "multi_turn" else parent
+        found.setdefault(model_dir, []).append((version, category, path))
+
+    if not any_bfcl:
+        raise ResultsError(
+            f"no BFCL multi-turn result files (BFCL_v3/v4_multi_turn_<category>_result.json) under {root}"
+        )
+
+    runs: list[RunFiles] = []
+    skipped: list[SkippedRun] = []
+    for model_dir, entries in found.items():
+        model = model_dir.name
+        versions = sorted({version for version, _, _ in entries})
+        if len(versions) > 1:
+            skipped.append(SkippedRun(model, model_dir, "mixes BFCL_v3 and BFCL_v4 result files"))
+            continue
+        by_category: dict[str, list[Path]] = {}
+        for _, category, path in entries:
+            by_category.setdefault(category, []).append(path)
+        doubled = sorted(c for c, paths in by_category.items() if len(paths) > 1)
+        if doubled:
+            where = "; ".join(
+                f"{c}: " + ", ".join(str(p.relative_to(model_dir)) for p in by_category[c]) for c in doubled
+            )
+            skipped.append(SkippedRun(model, model_dir, f"more than one result file for a category ({where})"))
+            continue
+        missing = [c for c in wanted if c not in by_category]
+        if missing:
+            noun = "result file" if len(missing) == 1 else "result files"
+            skipped.append(SkippedRun(model, model_dir, f"missing {', '.join(missing)} {noun}"))
+            continue
+
+        version = versions[0]
+        files = {c: by_category[c][0] for c in wanted}
+        extra = {c: by_category[c][0] for c in CATEGORIES if c in by_category and c not in wanted}
+        score_files: dict[str, Path] = {}
+        for category, path in files.items():
+            score_name = f"BFCL_{version}_multi_turn_{category}_score.json"
+            nested = path.parent.name == "multi_turn"
+            hit = _first_file(_score_candidates(model_dir, score_name, nested, scores))
+            if hit is not None:
+                score_files[category] = hit
+        if score_files and len(score_files) < len(files):
+            lacking = [c for c in files if c not in score_files]
+            warnings.append(f"{model}: no score file for {', '.join(lacking)} (found for {', '.join(score_files)})")
+        elif not score_files and scores is not None:
+            warnings.append(f"{model}: no score files under {scores}")
+        runs.append(RunFiles(model, model_dir, version, files, score_files, extra))
+
+    runs.sort(key=lambda run: (run.model, str(run.root)))
+    skipped.sort(key=lambda skip: (skip.model, str(skip.root)))
+    seen: dict[str, list[Path]] = {}
+    for run in runs:
+        seen.setdefault(run.model, []).append(run.root)
+    for model, roots in seen.items():
+        if len(roots) > 1:
+            warnings.append(f"model name {model!r} is used by {len(roots)} folders: " + ", ".join(map(str, roots)))
+    return RunScan(tuple(runs), tuple(skipped), tuple(warnings))
+
+
+# --------------------------------------------------------------------------- line reading
+
+
+@attrs.define
+class _LineStats:
+    nonblank: int = 0
+    bad_utf8: int = 0
+    first_bad_utf8: int = 0
+
+
+def _json_lines(path: Path, stats: _LineStats) -> Iterator[tuple[int, Any, str | None]]:
+    """Yield ``(line number, decoded value or None, problem or None)`` for each non-blank line.
+
+    Only one line is held at a time (plus one pending invalid line, so that an invalid
+    last line can be reported as truncated).
+    """
+    pending: tuple[int, str, bool] | None = None  # (line, message, looks truncated)
+    try:
+        handle = path.open("rb")
+    except OSError as exc:
+        raise ResultsError(f"cannot open {path}: {exc.strerror or exc}") from None
+    with handle:
+        try:
+            for lineno, raw in enumerate(handle, 1):
+                if not raw.strip():
+                    continue
+                stats.nonblank += 1
+                if pending is not None:
+                    yield pending[0], None, f"invalid JSON ({pending[1]})"
+                    pending = None
+                had_newline = raw.endswith(b"\n")
+                try:
+                    try:
+                        value = json.loads(raw)
+                    except UnicodeDecodeError:
+                        stats.bad_utf8 += 1
+                        stats.first_bad_utf8 = stats.first_bad_utf8 or lineno
+                        value = json.loads(raw.decode("utf-8", errors="replace"))
+                except json.JSONDecodeError as exc:
+                    at_end = exc.pos >= len(raw.rstrip()) - 1 or exc.msg.startswith("Unterminated")
+                    pending = (lineno, f"{exc.msg} at column {exc.colno}", at_end or not had_newline)
+                    continue
+                except (ValueError, RecursionError) as exc:
+                    yield lineno, None, f"invalid JSON ({type(exc).__name__}: {exc})"
+                    continue
+                del raw
+                yield lineno, value, None
+        except OSError as exc:
+            raise ResultsError(f"error while reading {path}: {exc.strerror or exc}") from None
+    if pending is not None:
+        if pending[2]:
+            yield pending[0], None, f"truncated last line (invalid JSON: {pending[1]})"
+        else:
+            yield pending[0], None, f"invalid JSON ({pending[1]})"
+
+
+def _check_file(path: Path) -> Path:
+    try:
+        if not path.exists():
+            raise ResultsError(f"{path} does not exist")
+        if not path.is_file():
+            raise ResultsError(f"{path} is not a file")
+    except OSError as exc:
+        raise ResultsError(f"cannot access {path}: {exc.strerror or exc}") from None
+    return path
+
+
+def _common_warnings(stats: _LineStats, bad_lines: list[tuple[int, str]], kind: str) -> list[str]:
+    warnings: list[str] = []
+    if stats.nonblank == 0:
+        warnings.append(f"the {kind} file is empty")
+    if stats.bad_utf8:
+        warnings.append(
+            f"{stats.bad_utf8} line(s) hold invalid UTF-8 bytes (first: line {stats.first_bad_utf8}); "
+            "they were decoded with U+FFFD replacement characters"
+        )
+    if bad_lines:
+        shown = "; ".join(f"line {n}: {reason}" for n, reason in bad_lines[:_EXAMPLES])
+        more = f"; ... ({len(bad_lines)} in all)" if len(bad_lines) > _EXAMPLES else ""
+        warnings.append(f"{len(bad_lines)} unusable line(s) skipped: {shown}{more}")
+    return warnings
+
+
+# --------------------------------------------------------------------------- result files
+
+
+def _message_text(content: Any) -> str | None:
+    """The text of a message ``content``: a str, or a list of text parts."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = [
+            part if isinstance(part, str) else part.get("text")
+            for part in content
+            if isinstance(part, str) or (isinstance(part, dict) and isinstance(part.get("text"), str))
+        ]
+        if parts:
+            return "".join(parts)
+    return None
+
+
+def _logged_user_turns(log: Any) -> tuple[tuple[tuple[str, ...], ...] | None, str | None]:
+    """User texts per turn of an ``inference_log``, and a problem description or ``None``."""
+    if not isinstance(log, list):
+        return None, f"inference_log is a {type(log).__name__}, not a list"
+    turns: list[tuple[str, ...]] = []
+    problem: str | None = None
+    for element in log:
+        if isinstance(element, list):  # a state log
+            continue
+        if not isinstance(element, dict):
+            problem = problem or f"inference_log holds a {type(element).__name__} element"
+            continue
+        query = element.get("begin_of_turn_query")
+        texts: list[str] = []
+        if isinstance(query, list):
+            for message in query:
+                if isinstance(message, dict) and message.get("role") == "user":
+                    text = _message_text(message.get("content"))
+                    if text is None:
+                        problem = problem or "a user message in begin_of_turn_query has no text content"
+                    else:
+                        texts.append(text)
+        elif query is not None:
+            problem = problem or f"begin_of_turn_query is a {type(query).__name__}, not a list"
+        else:
+            problem = problem or "a turn log has no begin_of_turn_query"
+        turns.append(tuple(texts))
+    return tuple(turns), problem
+
+
+def _turns_of(result: Any) -> tuple[tuple[tuple[Any, ...], ...] | None, str | None, bool]:
+    """``(turns, error, is_format_problem)`` for a line's ``result`` value."""
+    if isinstance(result, list):
+        turns: list[tuple[Any, ...]] = []
+        for index, turn in enumerate(result):
+            if not isinstance(turn, list):
+                return None, f"result turn {index} is a {type(turn).__name__}, not a list of steps", True
+            turns.append(tuple(turn))
+        return tuple(turns), None, False
+    if isinstance(result, str):
+        return None, result, False
+    if result is None:
+        return None, "no result", True
+    return None, f"result is a {type(result).__name__}, not a list of turns", True
+
+
+def read_result_file(path: Path | str, keep_ids: Container[str] | None = None) -> ResultFile:
+    """Read one ``BFCL_v*_multi_turn_<category>_result.json`` line by line.
+
+    Only ``id``, ``result`` and the user texts of ``inference_log`` are kept. With
+    ``keep_ids``, entries whose id is not in it are counted in ``other_ids`` and dropped.
+    """
+    path = _check_file(Path(path).expanduser())
+    parsed = _parse_name(path.name)
+    version, category = (parsed[0], parsed[1]) if parsed else (None, None)
+
+    stats = _LineStats()
+    entries: dict[str, ResultEntry] = {}
+    duplicates: list[str] = []
+    duplicate_notes: list[str] = []
+    bad_lines: list[tuple[int, str]] = []
+    other_ids = 0
+    format_problems: list[str] = []
+    log_problems: list[str] = []
+    foreign_ids: list[str] = []
+
+    for lineno, value, problem in _json_lines(path, stats):
+        if problem is not None:
+            bad_lines.append((lineno, problem))
+            continue
+        if not isinstance(value, dict):
+            bad_lines.append((lineno, f"not a JSON object ({type(value).__name__})"))
+            continue
+        entry_id = value.get("id")
+        if entry_id is None:
+            bad_lines.append((lineno, "no id"))
+            continue
+        if not isinstance(entry_id, str) or not entry_id:
+            bad_lines.append((lineno, f"id is not a non-empty string ({entry_id!r:.40})"))
+            continue
+        if keep_ids is not None and entry_id not in keep_ids:
+            other_ids += 1
+            continue
+
+        turns, error, odd = _turns_of(value.get("result"))
+        if odd:
+            format_problems.append(f"{entry_id} ({error})")
+        logged: tuple[tuple[str, ...], ...] | None = None
+        if "inference_log" in value:
+            logged, log_problem = _logged_user_turns(value["inference_log"])
+            if log_problem is not None:
+                log_problems.append(f"{entry_id} ({log_problem})")
+        del value  # drop the decoded line (the inference_log in particular) at once
+        entry = ResultEntry(entry_id, turns, error, logged, lineno)
+
+        if category is not None and entry_id.rsplit("_", 1)[0] != f"multi_turn_{category}":
+            foreign_ids.append(entry_id)
+        kept = entries.get(entry_id)
+        if kept is not None:
+            if entry_id not in duplicates:
+                duplicates.append(entry_id)
+            same = (kept.turns, kept.error, kept.logged_user_turns) == (turns, error, logged)
+            duplicate_notes.append(
+                f"line {lineno} ({'same' if same else 'different'} content as line {kept.line})"
+            )
+            continue
+        entries[entry_id] = entry
+
+    warnings = _common_warnings(stats, bad_lines, "result")
+    if stats.nonblank and not entries and not other_ids:
+        warnings.append("no usable entry in the file")
+    if duplicates:
+        warnings.append(
+            f"{len(duplicates)} id(s) appear more than once, the first occurrence was kept: "
+            f"{_examples(duplicates)} [{'; '.join(duplicate_notes[:_EXAMPLES])}]"
+        )
+    if format_problems:
+        warnings.append(f"{len(format_problems)} entr(ies) have no usable result list: {_examples(format_problems)}")
+    if log_problems:
+        warnings.append(f"{len(log_problems)} entr(ies) have an odd inference_log: {_examples(log_problems)}")
+    if foreign_ids:
+        warnings.append(
+            f"{len(foreign_ids)} id(s) do not belong to category {category}: {_examples(foreign_ids)}"
+        )
+    return ResultFile(
+        path=path,
+        entries=entries,
+        duplicates=tuple(duplicates),
+        bad_lines=tuple(bad_lines),
+        empty=stats.nonblank == 0,
+        other_ids=other_ids,
+        warnings=tuple(warnings),
+        version=version,
+        category=category,
+    )
+
+
+# --------------------------------------------------------------------------- score files
+
+
+def _summary_numbers(value: dict[str, Any]) -> tuple[float | None, int | None, int | None, list[str]]:
+    problems: list[str] = []
+
+    def number(key: str, kind: type) -> Any:
+        raw = value.get(key)
+        if isinstance(raw, bool) or raw is None:
+            problems.append(f"no {key}" if raw is None else f"{key} is {raw!r}")
+            return None
+        if kind is int:
+            if isinstance(raw, int):
+                return raw
+            if isinstance(raw, float) and raw.is_integer():
+                return int(raw)
+        elif isinstance(raw, (int, float)):
+            return float(raw)
+        problems.append(f"{key} is {raw!r:.40}")
+        return None
+
+    return number("accuracy", float), number("correct_count", int), number("total_count", int), problems
+
+
+def read_score_file(path: Path | str) -> ScoreFile:
+    """Read one ``BFCL_v*_multi_turn_<category>_score.json`` line by line.
+
+    Line 1 is the summary; each later line is a failed item, of which only the id and
+    ``error.error_type`` are kept.
+    """
+    path = _check_file(Path(path).expanduser())
+    parsed = _parse_name(path.name)
+    version, category = (parsed[0], parsed[1]) if parsed else (None, None)
+
+    stats = _LineStats()
+    failed: dict[str, str] = {}
+    duplicates: list[str] = []
+    bad_lines: list[tuple[int, str]] = []
+    accuracy: float | None = None
+    correct: int | None = None
+    total: int | None = None
+    warnings: list[str] = []
+    first = True
+
+    for lineno, value, problem in _json_lines(path, stats):
+        is_first, first = first, False
+        if problem is not None:
+            bad_lines.append((lineno, problem))
+            if is_first:
+                warnings.append("the summary line cannot be read")
+            continue
+        if not isinstance(value, dict):
+            bad_lines.append((lineno, f"not a JSON object ({type(value).__name__})"))
+            if is_first:
+                warnings.append("the summary line cannot be read")
+            continue
+        if is_first:
+            if "id" not in value:
+                accuracy, correct, total, problems = _summary_numbers(value)
+                if problems:
+                    warnings.append(f"odd summary line: {', '.join(problems)}")
+                continue
+            warnings.append("no summary line: line 1 is already a failed item")
+        entry_id = value.get("id")
+        if not isinstance(entry_id, str) or not entry_id:
+            bad_lines.append((lineno, "no id" if entry_id is None else f"id is not a non-empty string ({entry_id!r:.40})"))
+            continue
+        error = value.get("error")
+        error_type = error.get("error_type") if isinstance(error, dict) else value.get("error_type")
+        del value
+        if entry_id in failed:
+            if entry_id not in duplicates:
+                duplicates.append(entry_id)
+            continue
+        failed[entry_id] = error_type if isinstance(error_type, str) else ""
+
+    warnings[:0] = _common_warnings(stats, bad_lines, "score")
+    if duplicates:
+        warnings.append(f"{len(duplicates)} failed id(s) appear more than once: {_examples(duplicates)}")
+    untyped = [i for i, t in failed.items() if not t]
+    if untyped:
+        warnings.append(f"{len(untyped)} failed item(s) have no error_type: {_examples(untyped)}")
+    if correct is not None and total is not None:
+        if total - correct != len(failed):
+            warnings.append(
+                f"the summary says {total - correct} of {total} failed, but {len(failed)} failed item(s) are listed"
+            )
+        if accuracy is not None and total and abs(accuracy - correct / total) > 1e-6:
+            warnings.append(f"the summary accuracy {accuracy} is not correct_count/total_count = {correct}/{total}")
+    return ScoreFile(
+        path=path,
+        failed=failed,
+        accuracy=accuracy,
+        correct_count=correct,
+        total_count=total,
+        duplicates=tuple(duplicates),
+        bad_lines=tuple(bad_lines),
+        empty=stats.nonblank == 0,
+        warnings=tuple(warnings),
+        version=version,
+        category=category,
+    )
