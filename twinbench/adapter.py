@@ -108,6 +108,10 @@ class Adapter(abc.ABC):
         """Build the adapter from parsed options; the default takes no options."""
         return cls()
 
+    def describe(self) -> dict[str, str]:
+        """What data this adapter is reading (release, location, fingerprint), for output headers."""
+        return {}
+
     # -- items --------------------------------------------------------------------
     @abc.abstractmethod
     def items(self) -> Sequence[Item]:

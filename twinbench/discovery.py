@@ -29,6 +29,7 @@ from collections.abc import Mapping, Sequence
 import attrs
 import networkx as nx
 
+from twinbench.adapter import Adapter
 from twinbench.curation import Curation
 from twinbench.effects import EffectClassifier
 from twinbench.model import UNCERTIFIED, Drop, Effect, Item, Pair, Perturbation, Side
@@ -100,6 +101,19 @@ class Manifest:
         out["distinct_base_anchor_turns_scored"] = len({(p.act_id, p.act_anchor_turn) for p in scored})
         out["scenario_families"] = nx.number_connected_components(self.families)
         return out
+
+
+def discover_for(adapter: Adapter, options: DiscoveryOptions = DiscoveryOptions()) -> Manifest:
+    """Run discovery on an adapter's items, hints, effects and curation."""
+    items = adapter.items()
+    return discover(
+        items,
+        adapter.twin_hints(items),
+        adapter.effects(),
+        adapter.curation(),
+        options,
+        {item.id: adapter.family_key(item) for item in items},
+    )
 
 
 def locate_anchors(item: Item) -> list[int]:
@@ -287,3 +301,47 @@ def _family_graph(items: Sequence[Item], pairs: Sequence[Pair], keys: Mapping[st
 def family_of(graph: nx.Graph, item_id: str) -> set[str]:
     """Every item of the scenario family that ``item_id`` belongs to."""
     return set(nx.node_connected_component(graph, item_id)) if item_id in graph else set()
+
+
+def pair_record(pair: Pair) -> dict[str, object]:
+    """One pair as plain data (the ``pairs`` list of ``twinbench pairs --format json``)."""
+    cert = pair.certification
+    return {
+        "ask_id": pair.ask_id,
+        "act_id": pair.act_id,
+        "category": pair.category,
+        "anchor_turn": pair.anchor_turn,
+        "act_anchor_turn": pair.act_anchor_turn,
+        "perturbation": pair.perturbation.value,
+        "removed_tools": list(pair.removed_tools),
+        "decision_bearing": pair.decision_bearing,
+        "reference_anchor_calls": list(pair.reference_anchor_calls),
+        "status": pair.status,
+        "reason": pair.reason,
+        "certification": {
+            "status": cert.status,
+            "reason": cert.reason,
+            "compound": cert.compound,
+            "independent_steps": list(cert.independent),
+            "gated_steps": list(cert.gated),
+        },
+        "notes": list(pair.notes),
+    }
+
+
+def drop_record(drop: Drop) -> dict[str, object]:
+    return {"id": drop.id, "category": drop.category, "stage": drop.stage, "reason": drop.reason}
+
+
+def manifest_record(manifest: Manifest) -> dict[str, object]:
+    return {
+        "options": attrs.asdict(manifest.options),
+        "curation": {
+            "name": manifest.curation_name,
+            "applies": manifest.curation_applies,
+            "reason": manifest.curation_reason,
+        },
+        "counts": manifest.counts(),
+        "pairs": [pair_record(p) for p in manifest.pairs],
+        "dropped": [drop_record(d) for d in manifest.dropped],
+    }

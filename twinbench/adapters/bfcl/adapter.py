@@ -70,6 +70,16 @@ class BFCLAdapter(Adapter):
     def data(self) -> dataset.BFCLData:
         return dataset.load(self.release)
 
+    def describe(self) -> dict[str, str]:
+        rel = self.release
+        return {
+            "release": rel.release,
+            "dataset": rel.prefix,
+            "source": rel.source,
+            "location": str(rel.root),
+            "fingerprint": self.data.fingerprint,
+        }
+
     @functools.cached_property
     def _items(self) -> tuple[Item, ...]:
         return tuple(dataset.to_item(raw, self.data.tools_by_class) for raw in self.data.raw)

@@ -195,6 +195,10 @@ def dataset_version_of(path: Path | str) -> str:
     return match.group(1)
 
 
+def _count(n: int, singular: str, plural: str | None = None) -> str:
+    return f"{n} {singular if n == 1 else (plural or singular + 's')}"
+
+
 def _examples(ids: Sequence[str]) -> str:
     shown = ", ".join(ids[:_EXAMPLES])
     return shown + (f", ... ({len(ids)} in all)" if len(ids) > _EXAMPLES else "")
@@ -400,7 +404,8 @@ def _json_lines(path: Path, stats: _LineStats) -> Iterator[tuple[int, Any, str |
                         value = json.loads(raw.decode("utf-8", errors="replace"))
                 except json.JSONDecodeError as exc:
                     at_end = exc.pos >= len(raw.rstrip()) - 1 or exc.msg.startswith("Unterminated")
-                    pending = (lineno, f"{exc.msg} at column {exc.colno}", at_end or not had_newline)
+                    where = "character" if exc.msg.endswith(" at") else "at character"
+                    pending = (lineno, f"{exc.msg} {where} {exc.pos + 1}", at_end or not had_newline)
                     continue
                 except (ValueError, RecursionError) as exc:
                     yield lineno, None, f"invalid JSON ({type(exc).__name__}: {exc})"
@@ -433,13 +438,13 @@ def _common_warnings(stats: _LineStats, bad_lines: list[tuple[int, str]], kind: 
         warnings.append(f"the {kind} file is empty")
     if stats.bad_utf8:
         warnings.append(
-            f"{stats.bad_utf8} line(s) hold invalid UTF-8 bytes (first: line {stats.first_bad_utf8}); "
+            f"{_count(stats.bad_utf8, 'line')} with invalid UTF-8 bytes (first: line {stats.first_bad_utf8}); "
             "they were decoded with U+FFFD replacement characters"
         )
     if bad_lines:
         shown = "; ".join(f"line {n}: {reason}" for n, reason in bad_lines[:_EXAMPLES])
         more = f"; ... ({len(bad_lines)} in all)" if len(bad_lines) > _EXAMPLES else ""
-        warnings.append(f"{len(bad_lines)} unusable line(s) skipped: {shown}{more}")
+        warnings.append(f"{_count(len(bad_lines), 'unusable line')} skipped: {shown}{more}")
     return warnings
 
 
@@ -564,7 +569,7 @@ def read_result_file(path: Path | str, keep_ids: Container[str] | None = None) -
                 duplicates.append(entry_id)
             same = (kept.turns, kept.error, kept.logged_user_turns) == (turns, error, logged)
             duplicate_notes.append(
-                f"line {lineno} ({'same' if same else 'different'} content as line {kept.line})"
+                f"line {lineno} ({'same content as' if same else 'different content from'} line {kept.line})"
             )
             continue
         entries[entry_id] = entry
@@ -574,16 +579,21 @@ def read_result_file(path: Path | str, keep_ids: Container[str] | None = None) -
         warnings.append("no usable entry in the file")
     if duplicates:
         warnings.append(
-            f"{len(duplicates)} id(s) appear more than once, the first occurrence was kept: "
+            f"{_count(len(duplicates), 'id')} seen more than once, the first occurrence kept: "
             f"{_examples(duplicates)} [{'; '.join(duplicate_notes[:_EXAMPLES])}]"
         )
     if format_problems:
-        warnings.append(f"{len(format_problems)} entr(ies) have no usable result list: {_examples(format_problems)}")
+        warnings.append(
+            f"{_count(len(format_problems), 'entry', 'entries')} without a usable result list: "
+            f"{_examples(format_problems)}"
+        )
     if log_problems:
-        warnings.append(f"{len(log_problems)} entr(ies) have an odd inference_log: {_examples(log_problems)}")
+        warnings.append(
+            f"{_count(len(log_problems), 'entry', 'entries')} with an odd inference_log: {_examples(log_problems)}"
+        )
     if foreign_ids:
         warnings.append(
-            f"{len(foreign_ids)} id(s) do not belong to category {category}: {_examples(foreign_ids)}"
+            f"{_count(len(foreign_ids), 'id')} not of category {category}: {_examples(foreign_ids)}"
         )
     return ResultFile(
         path=path,
@@ -663,7 +673,8 @@ def read_score_file(path: Path | str) -> ScoreFile:
             warnings.append("no summary line: line 1 is already a failed item")
         entry_id = value.get("id")
         if not isinstance(entry_id, str) or not entry_id:
-            bad_lines.append((lineno, "no id" if entry_id is None else f"id is not a non-empty string ({entry_id!r:.40})"))
+            reason = "no id" if entry_id is None else f"id is not a non-empty string ({entry_id!r:.40})"
+            bad_lines.append((lineno, reason))
             continue
         error = value.get("error")
         error_type = error.get("error_type") if isinstance(error, dict) else value.get("error_type")
@@ -676,14 +687,15 @@ def read_score_file(path: Path | str) -> ScoreFile:
 
     warnings[:0] = _common_warnings(stats, bad_lines, "score")
     if duplicates:
-        warnings.append(f"{len(duplicates)} failed id(s) appear more than once: {_examples(duplicates)}")
+        warnings.append(f"{_count(len(duplicates), 'failed id')} listed more than once: {_examples(duplicates)}")
     untyped = [i for i, t in failed.items() if not t]
     if untyped:
-        warnings.append(f"{len(untyped)} failed item(s) have no error_type: {_examples(untyped)}")
+        warnings.append(f"{_count(len(untyped), 'failed item')} without error_type: {_examples(untyped)}")
     if correct is not None and total is not None:
         if total - correct != len(failed):
             warnings.append(
-                f"the summary says {total - correct} of {total} failed, but {len(failed)} failed item(s) are listed"
+                f"the summary says {total - correct} of {total} failed, "
+                f"but {_count(len(failed), 'failed item')} listed"
             )
         if accuracy is not None and total and abs(accuracy - correct / total) > 1e-6:
             warnings.append(f"the summary accuracy {accuracy} is not correct_count/total_count = {correct}/{total}")

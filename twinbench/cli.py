@@ -1,0 +1,259 @@
+"""The ``twinbench`` command.
+
+Every subcommand takes ``--adapter NAME`` (default ``bfcl``) plus that adapter's own
+options. User mistakes end in one ``twinbench: error: ...`` line and exit status 2;
+nothing a user can cause ends in a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from twinbench import __version__, registry, report
+from twinbench.adapter import Adapter, AdapterError
+
+DEFAULT_ADAPTER = "bfcl"
+
+
+class UsageError(Exception):
+    """A mistake in how the command was called."""
+
+
+# ---------------------------------------------------------------------------------------
+# subcommand: adapters
+# ---------------------------------------------------------------------------------------
+
+
+def cmd_adapters(args: argparse.Namespace, adapter_cls: type[Adapter] | None) -> int:
+    infos = registry.available()
+    if args.format == "json":
+        text = report.json_text([{"name": i.name, "target": i.target, "origin": i.origin,
+                                  "description": i.description} for i in infos])
+    elif args.format == "csv":
+        text = report.csv_text(["name", "target", "origin", "description"],
+                               [[i.name, i.target, i.origin, i.description] for i in infos])
+    else:
+        text = report.table(["name", "description", "from"], [[i.name, i.description, i.origin] for i in infos])
+    report.emit(text, args.output)
+    return 0
+
+
+# ---------------------------------------------------------------------------------------
+# subcommand: pairs
+# ---------------------------------------------------------------------------------------
+
+
+def _discovery_options(args: argparse.Namespace):
+    from twinbench.discovery import DiscoveryOptions
+
+    return DiscoveryOptions(
+        count_login=args.count_login, uncertified=args.uncertified, all_pairs=args.all_pairs
+    )
+
+
+def cmd_pairs(args: argparse.Namespace, adapter_cls: type[Adapter]) -> int:
+    from twinbench.discovery import discover_for, drop_record, manifest_record, pair_record
+
+    adapter = adapter_cls.from_args(args)
+    manifest = discover_for(adapter, _discovery_options(args))
+    if args.format == "json":
+        record = {"adapter": adapter.name, "data": adapter.describe(), **manifest_record(manifest)}
+        text = report.json_text(record)
+    elif args.format == "csv":
+        headers = ["id", "category", "stage", "status", "reason", "act_id", "anchor_turn", "perturbation",
+                   "removed_tools", "decision_bearing", "certification", "compound", "independent_steps"]
+        rows = []
+        for pair in manifest.pairs:
+            rec = pair_record(pair)
+            cert = rec["certification"]
+            rows.append([pair.ask_id, pair.category, "paired", pair.status, pair.reason, pair.act_id,
+                         pair.anchor_turn, rec["perturbation"], rec["removed_tools"], pair.decision_bearing,
+                         cert["status"], cert["compound"], cert["independent_steps"]])
+        for drop in manifest.dropped:
+            rec = drop_record(drop)
+            rows.append([rec["id"], rec["category"], rec["stage"], "dropped", rec["reason"]] + [None] * 8)
+        text = report.csv_text(headers, rows)
+    else:
+        text = funnel_table(adapter, manifest)
+    report.emit(text, args.output)
+    return 0
+
+
+def funnel_table(adapter: Adapter, manifest) -> str:
+    """The funnel as a text table, one column per should-ask category."""
+    counts = manifest.counts()
+    cats = list(manifest.categories)
+    dropped_by = {}
+    for drop in manifest.dropped:
+        key = (drop.stage, drop.reason.split(":", 1)[0])
+        dropped_by.setdefault(key, {c: 0 for c in cats})
+        dropped_by[key][drop.category] += 1
+    asks = {c: 0 for c in cats}
+    for pair in manifest.pairs:
+        asks[pair.category] += 1
+    for drop in manifest.dropped:
+        asks[drop.category] += 1
+
+    def row(label: str, by_cat: dict[str, int]) -> list:
+        return [label] + [by_cat.get(c, 0) for c in cats] + [sum(by_cat.get(c, 0) for c in cats)]
+
+    rows = [row("should-ask items", asks)]
+    for (stage, reason), by_cat in sorted(dropped_by.items(), key=lambda kv: (kv[0][0] != "pairing", kv[0][1])):
+        rows.append(row(f"  dropped at {stage}: {reason}", by_cat))
+    rows.append(row("content-verified pairs", counts["content_verified_by_category"]))
+    rows.append(row("  read-only or login-only (excluded)", counts["read_only_by_category"]))
+    rows.append(row("decision-bearing candidates", counts["candidates_by_category"]))
+    excluded_cert = {c: 0 for c in cats}
+    for pair in manifest.pairs:
+        if pair.status == "excluded" and pair.reason.startswith("construction error"):
+            excluded_cert[pair.category] += 1
+    rows.append(row("  construction errors (excluded)", excluded_cert))
+    rows.append(row("scored pairs", counts["scored_by_category"]))
+    rows.append(row("  of which compound turns", {
+        c: sum(1 for p in manifest.scored if p.category == c and p.certification.compound) for c in cats}))
+    head = [f"adapter: {adapter.name}"]
+    head += [f"{k}: {v}" for k, v in adapter.describe().items()]
+    head.append(f"curation: {'applies' if manifest.curation_applies else 'does not apply'} ({manifest.curation_reason})")
+    opts = [name for name, on in (("--count-login", manifest.options.count_login),
+                                  ("--uncertified", manifest.options.uncertified),
+                                  ("--all-pairs", manifest.options.all_pairs)) if on]
+    if opts:
+        head.append(f"population: {' '.join(opts)}")
+    body = report.table(["stage"] + cats + ["total"], rows, [False] + [True] * (len(cats) + 1))
+    tail = [
+        f"distinct should-act twins: {counts['distinct_base_twins']} content-verified, "
+        f"{counts['distinct_base_twins_scored']} scored; "
+        f"distinct should-act anchor turns scored: {counts['distinct_base_anchor_turns_scored']}",
+        "every pair and every dropped item with its reason: --format json or --format csv",
+    ]
+    return "\n".join(head) + "\n\n" + body + "\n\n" + "\n".join(tail)
+
+
+# ---------------------------------------------------------------------------------------
+# subcommand: functions
+# ---------------------------------------------------------------------------------------
+
+
+def cmd_functions(args: argparse.Namespace, adapter_cls: type[Adapter]) -> int:
+    adapter = adapter_cls.from_args(args)
+    effects = adapter.effects()
+    verdicts = adapter.source_verdicts() if hasattr(adapter, "source_verdicts") else {}
+    owners = adapter.function_owners() if hasattr(adapter, "function_owners") else {}
+    records = []
+    for fn in effects.functions:
+        verdict = verdicts.get(fn.name)
+        rule = next((r for r in effects.rules if r.function == fn.name), None)
+        records.append({
+            "name": fn.name,
+            "class": owners.get(fn.name, fn.owner),
+            "label": fn.label.value,
+            "reason": fn.reason,
+            "per_call_rule": (f"{rule.with_argument.value} with {rule.argument}= or positional argument "
+                              f"{rule.position}, else {rule.without_argument.value}") if rule else None,
+            "source_writes": verdict.writes if verdict else None,
+            "source_evidence": verdict.evidence if verdict else None,
+        })
+    if args.format == "json":
+        text = report.json_text(records)
+    elif args.format == "csv":
+        keys = list(records[0]) if records else ["name"]
+        text = report.csv_text(keys, [[r[k] for k in keys] for r in records])
+    else:
+        body = report.table(["class", "name", "label", "reason"],
+                            [[r["class"], r["name"], r["label"], r["reason"]] for r in records])
+        counts = effects.counts()
+        disagree = [r for r in records if r["source_writes"] is not None
+                    and r["source_writes"] != (r["label"] in ("mutate", "login"))]
+        summary = (f"{len(records)} functions: " + ", ".join(f"{v} {k}" for k, v in counts.items())
+                   + f"; the source analyzer disagrees on {len(disagree)}"
+                   + (f" ({', '.join(r['name'] for r in disagree)})" if disagree else ""))
+        text = body + "\n\n" + summary
+    report.emit(text, args.output)
+    return 0
+
+
+# ---------------------------------------------------------------------------------------
+# parser
+# ---------------------------------------------------------------------------------------
+
+Command = Callable[[argparse.Namespace, "type[Adapter]"], int]
+
+
+def _common(parser: argparse.ArgumentParser, formats: Sequence[str] = report.FORMATS) -> None:
+    parser.add_argument("--adapter", metavar="NAME", default=DEFAULT_ADAPTER,
+                        help=f"the leaderboard adapter (default {DEFAULT_ADAPTER}; see `twinbench adapters`)")
+    parser.add_argument("--format", choices=list(formats), default="table", help="output format (default table)")
+    parser.add_argument("--output", metavar="FILE", type=Path, default=None,
+                        help="write the output to FILE instead of standard output")
+
+
+def _population(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("population")
+    group.add_argument("--count-login", action="store_true", help="count login/logout calls as world-changing")
+    group.add_argument("--uncertified", action="store_true", help="keep the pairs curation marks as construction errors")
+    group.add_argument("--all-pairs", action="store_true", help="score every content-verified pair, read-only ones too")
+
+
+def build_parser(adapter_cls: type[Adapter] | None = None) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="twinbench",
+        description="Score whether an agent acts when it should and asks when information is missing, "
+        "on the twin pairs a leaderboard already contains.",
+    )
+    parser.add_argument("--version", action="version", version=f"twinbench {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    p = sub.add_parser("adapters", help="list the installed adapters")
+    p.add_argument("--format", choices=list(report.FORMATS), default="table", help="output format (default table)")
+    p.add_argument("--output", metavar="FILE", type=Path, default=None, help="write the output to FILE")
+    p.set_defaults(func=cmd_adapters, needs_adapter=False)
+
+    p = sub.add_parser("pairs", help="discover the twin pairs and explain every should-ask item's fate")
+    _common(p)
+    _population(p)
+    p.set_defaults(func=cmd_pairs, needs_adapter=True)
+
+    p = sub.add_parser("functions", help="list the effect label of every tool function")
+    _common(p)
+    p.set_defaults(func=cmd_functions, needs_adapter=True)
+
+    if adapter_cls is not None:
+        for name, subparser in sub.choices.items():
+            if subparser.get_default("needs_adapter"):
+                adapter_cls.add_arguments(subparser)
+    return parser
+
+
+def _adapter_name(argv: Sequence[str]) -> str:
+    pre = argparse.ArgumentParser(add_help=False)
+    pre.add_argument("--adapter", default=DEFAULT_ADAPTER)
+    known, _ = pre.parse_known_args(list(argv))
+    return known.adapter
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        adapter_cls = registry.get(_adapter_name(argv))
+    except AdapterError as exc:
+        print(f"twinbench: error: {exc}", file=sys.stderr)
+        return 2
+    parser = build_parser(adapter_cls)
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args, adapter_cls) or 0)
+    except (AdapterError, UsageError, OSError) as exc:
+        print(f"twinbench: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("twinbench: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
