@@ -112,6 +112,10 @@ class Adapter(abc.ABC):
         """What data this adapter is reading (release, location, fingerprint), for output headers."""
         return {}
 
+    def data_warnings(self) -> Sequence[str]:
+        """Problems found in the leaderboard's own data (items left out, and why)."""
+        return ()
+
     # -- items --------------------------------------------------------------------
     @abc.abstractmethod
     def items(self) -> Sequence[Item]:

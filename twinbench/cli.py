@@ -60,7 +60,8 @@ def cmd_pairs(args: argparse.Namespace, adapter_cls: type[Adapter]) -> int:
     adapter = adapter_cls.from_args(args)
     manifest = discover_for(adapter, _discovery_options(args))
     if args.format == "json":
-        record = {"adapter": adapter.name, "data": adapter.describe(), **manifest_record(manifest)}
+        record = {"adapter": adapter.name, "data": adapter.describe(), "data_warnings": list(adapter.data_warnings()),
+                  **manifest_record(manifest)}
         text = report.json_text(record)
     elif args.format == "csv":
         headers = ["id", "category", "stage", "status", "reason", "act_id", "anchor_turn", "perturbation",
@@ -117,6 +118,7 @@ def funnel_table(adapter: Adapter, manifest) -> str:
     head = [f"adapter: {adapter.name}"]
     head += [f"{k}: {v}" for k, v in adapter.describe().items()]
     head.append(f"curation: {'applies' if manifest.curation_applies else 'does not apply'} ({manifest.curation_reason})")
+    head += [f"warning: {w}" for w in adapter.data_warnings()]
     opts = [name for name, on in (("--count-login", manifest.options.count_login),
                                   ("--uncertified", manifest.options.uncertified),
                                   ("--all-pairs", manifest.options.all_pairs)) if on]

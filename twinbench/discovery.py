@@ -87,6 +87,8 @@ class Manifest:
             drops_by_stage.setdefault(drop.stage, {})
             drops_by_stage[drop.stage][key] = drops_by_stage[drop.stage].get(key, 0) + 1
         out: dict[str, object] = {"should_ask_items": self.should_ask_items}
+        asked = Counter(p.category for p in pairs) + Counter(d.category for d in self.dropped)
+        out["should_ask_items_by_category"] = {c: asked.get(c, 0) for c in cats}
         out["dropped"] = len(self.dropped)
         out["dropped_by_stage"] = {s: dict(sorted(v.items())) for s, v in sorted(drops_by_stage.items())}
         out.update(with_cat("content_verified", pairs))
@@ -208,9 +210,11 @@ def discover(
             dropped.append(Drop(ask.id, ask.category, "pairing", f"multi-anchor: {what} with an empty reference"))
             continue
         anchor = anchors[0]
-        candidates = [by_id[c] for c in hints.get(ask.id, ()) if c in by_id and by_id[c].side is Side.ACT]
+        hinted = list(hints.get(ask.id, ()))
+        candidates = [by_id[c] for c in hinted if c in by_id and by_id[c].side is Side.ACT]
         if not candidates:
-            dropped.append(Drop(ask.id, ask.category, "pairing", "no twin: no should-act candidate in the data"))
+            named = f" ({', '.join(hinted)} is not among the items)" if hinted else ""
+            dropped.append(Drop(ask.id, ask.category, "pairing", f"no twin: no should-act candidate{named}"))
             continue
         failures = []
         twin = None

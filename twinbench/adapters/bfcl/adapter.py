@@ -80,6 +80,9 @@ class BFCLAdapter(Adapter):
             "fingerprint": self.data.fingerprint,
         }
 
+    def data_warnings(self) -> Sequence[str]:
+        return self.data.problems
+
     @functools.cached_property
     def _items(self) -> tuple[Item, ...]:
         return tuple(dataset.to_item(raw, self.data.tools_by_class) for raw in self.data.raw)

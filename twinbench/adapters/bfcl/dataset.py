@@ -18,9 +18,9 @@ from .release import CATEGORIES, ReleaseData
 
 SIDES = {"base": Side.ACT, "long_context": Side.ACT, "miss_func": Side.ASK, "miss_param": Side.ASK}
 
-# documented facts about the harness layout: which doc file and source module hold each class
-# (read from the release's constants/executable_backend_config.py when it is there)
-_CONFIG = "constants/executable_backend_config.py"
+# the harness names each class's function doc file in a dict literal under constants/
+# (executable_backend_config.py in 2026 releases, category_mapping.py in 2025 ones)
+_DOC_MAPPING = "MULTI_TURN_FUNC_DOC_FILE_MAPPING"
 
 
 @attrs.frozen
@@ -42,6 +42,7 @@ class BFCLData:
     tools_by_class: dict[str, tuple[str, ...]]
     source_files: dict[str, Path]
     fingerprint: str
+    problems: tuple[str, ...] = ()
 
     @property
     def classes(self) -> tuple[str, ...]:
@@ -79,10 +80,13 @@ def _literal_mappings(config: Path) -> dict[str, dict]:
 
 
 def _module_files(release: ReleaseData) -> tuple[dict[str, str], dict[str, Path]]:
-    config = _literal_mappings(release.root / _CONFIG)
-    doc_files = config.get("MULTI_TURN_FUNC_DOC_FILE_MAPPING")
+    doc_files: dict | None = None
+    for config in sorted((release.root / "constants").glob("*.py")):
+        doc_files = _literal_mappings(config).get(_DOC_MAPPING)
+        if doc_files:
+            break
     if not doc_files:
-        raise AdapterError(f"{release.root / _CONFIG} does not map classes to function doc files")
+        raise AdapterError(f"{release.root / 'constants'} does not map classes to function doc files ({_DOC_MAPPING})")
     source_dir = release.root / "eval_checker" / "multi_turn_eval" / "func_source_code"
     sources = {cls: source_dir / (Path(doc).stem + ".py") for cls, doc in doc_files.items()}
     return doc_files, sources
@@ -99,6 +103,7 @@ def _fingerprint(raw: list[RawItem]) -> str:
 
 def load(release: ReleaseData) -> BFCLData:
     raw: list[RawItem] = []
+    problems: list[str] = []
     for category in CATEGORIES:
         answers = {rec.get("id"): rec.get("ground_truth") for _, rec in _read_jsonl(release.answer_file(category))}
         for number, rec in _read_jsonl(release.question_file(category)):
@@ -106,8 +111,14 @@ def load(release: ReleaseData) -> BFCLData:
             if not isinstance(item_id, str) or not isinstance(rec.get("question"), list):
                 raise AdapterError(f"{release.question_file(category)}: line {number} has no id or question")
             truth = answers.get(item_id)
-            if not isinstance(truth, list) or len(truth) != len(rec["question"]):
-                raise AdapterError(f"{release.answer_file(category)}: no matching ground truth for {item_id}")
+            if not isinstance(truth, list):
+                problems.append(f"{item_id}: no ground truth in {release.answer_file(category).name}; item left out")
+                continue
+            if len(truth) != len(rec["question"]):
+                problems.append(
+                    f"{item_id}: {len(rec['question'])} question turns but {len(truth)} ground-truth turns; item left out"
+                )
+                continue
             raw.append(
                 RawItem(
                     id=item_id,
@@ -133,6 +144,7 @@ def load(release: ReleaseData) -> BFCLData:
         tools_by_class=tools_by_class,
         source_files={c: sources[c] for c in tools_by_class},
         fingerprint=_fingerprint(raw),
+        problems=tuple(problems),
     )
 
 

@@ -35,7 +35,7 @@ _WANTED = (
     "bfcl_eval/data/possible_answer/BFCL_v",
     "bfcl_eval/data/multi_turn_func_doc/",
     "bfcl_eval/eval_checker/multi_turn_eval/func_source_code/",
-    "bfcl_eval/constants/executable_backend_config.py",
+    "bfcl_eval/constants/",
 )
 
 
@@ -144,7 +144,7 @@ def _unpack(wheel: Path, target: Path) -> None:
 def locate(
     release: str = DEFAULT_RELEASE,
     bfcl_root: Path | None = None,
-    fetcher: Fetcher = pip_fetch,
+    fetcher: Fetcher | None = None,
     log: Callable[[str], None] = lambda msg: print(msg, file=sys.stderr),
 ) -> ReleaseData:
     """Find (or fetch once into the cache) the multi-turn data of one release."""
@@ -172,7 +172,7 @@ def locate(
     log(f"twinbench: fetching bfcl-eval=={release} (the wheel, about 2 MB, no dependencies) into {target.parent}")
     target.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="twinbench-fetch-") as tmp:
-        wheel = fetcher(release, Path(tmp))
+        wheel = (fetcher or pip_fetch)(release, Path(tmp))
         _unpack(wheel, target)
     prefix = _dataset_prefix(target)
     if not prefix:

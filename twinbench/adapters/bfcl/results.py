@@ -312,6 +312,10 @@ def find_runs(
             f"no BFCL multi-turn result files (BFCL_v3/v4_multi_turn_<category>_result.json) under {root}"
         )
 
+    if not found:
+        warnings.append(
+            f"BFCL result files under {root} are all of other categories than {', '.join(CATEGORIES)}"
+        )
     runs: list[RunFiles] = []
     skipped: list[SkippedRun] = []
     for model_dir, entries in found.items():
@@ -412,6 +416,7 @@ def _json_lines(path: Path, stats: _LineStats) -> Iterator[tuple[int, Any, str |
                     continue
                 del raw
                 yield lineno, value, None
+                del value  # let the caller be the only holder of the decoded line
         except OSError as exc:
             raise ResultsError(f"error while reading {path}: {exc.strerror or exc}") from None
     if pending is not None:

@@ -1,0 +1,51 @@
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from twinbench import registry
+from twinbench.adapter import Adapter, AdapterError
+from twinbench.cli import main
+
+
+def test_bfcl_is_found_through_the_entry_point_group():
+    from twinbench.adapters.bfcl import BFCLAdapter
+
+    assert registry.get("bfcl") is BFCLAdapter
+    info = next(i for i in registry.available() if i.name == "bfcl")
+    assert info.target == "twinbench.adapters.bfcl:BFCLAdapter"
+    assert info.origin.startswith("entry point")
+
+
+def test_unknown_adapter_is_one_clear_error(capsys):
+    with pytest.raises(AdapterError, match="no adapter named 'nope'; installed: .*bfcl"):
+        registry.get("nope")
+    assert main(["pairs", "--adapter", "nope"]) == 2
+    assert "no adapter named 'nope'" in capsys.readouterr().err
+
+
+def test_register_in_process_and_list(capsys):
+    @registry.register
+    class Toy(Adapter):
+        name = "toy-registry-test"
+        description = "a toy"
+
+        def items(self):
+            return ()
+
+        def effects(self):
+            raise NotImplementedError
+
+    assert registry.get("toy-registry-test") is Toy
+    assert main(["adapters", "--format", "json"]) == 0
+    names = {row["name"]: row for row in json.loads(capsys.readouterr().out)}
+    assert names["toy-registry-test"]["description"] == "a toy"
+    assert "bfcl" in names
+
+
+def test_bad_entry_point_target():
+    with pytest.raises(AdapterError, match="cannot load adapter"):
+        registry._load_target("twinbench.nothing_here:Nope")
+    with pytest.raises(AdapterError, match="not a twinbench Adapter"):
+        registry._load_target("twinbench.report:table")
