@@ -69,6 +69,8 @@ class RunRef:
     model: str
     location: Path
     details: Mapping[str, str] = attrs.field(factory=dict)
+    #: adapter-private data about the run (file lists, ...); not compared, not shown
+    payload: object = attrs.field(default=None, eq=False, repr=False)
 
 
 @attrs.frozen
@@ -144,7 +146,7 @@ class Adapter(abc.ABC):
         return None
 
     # -- model outputs --------------------------------------------------------------
-    def find_runs(self, paths: Sequence[Path], models: Sequence[str] = ()) -> RunSearch:
+    def find_runs(self, paths: Sequence[Path], models: Sequence[str] = (), scores: Path | None = None) -> RunSearch:
         """Locate model runs under the user's paths."""
         raise AdapterError(f"the {self.name} adapter cannot read model outputs yet")
 
@@ -152,8 +154,16 @@ class Adapter(abc.ABC):
         """Read the rollouts of the given items from one run, parsing every step into calls."""
         raise AdapterError(f"the {self.name} adapter cannot read model outputs yet")
 
-    def official_verdicts(self, run: RunRef) -> Mapping[str, bool] | None:
-        """The leaderboard's own pass (True) or fail (False) per item id, when available."""
+    def for_run(self, run: RunRef) -> Adapter:
+        """The adapter that should score this run (e.g. the dataset release that produced it)."""
+        return self
+
+    def official_verdicts(self, run: RunRef, load: RunLoad) -> Mapping[str, bool] | None:
+        """The leaderboard's own pass (True) or fail (False) per item id, when available.
+
+        ``load`` is what :meth:`read_rollouts` returned for the run, so an adapter need not
+        read the outputs twice.
+        """
         return None
 
     def write_rollouts(

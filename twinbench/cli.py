@@ -135,6 +135,57 @@ def funnel_table(adapter: Adapter, manifest) -> str:
 
 
 # ---------------------------------------------------------------------------------------
+# subcommand: score
+# ---------------------------------------------------------------------------------------
+
+SCORE_FORMATS = ("table", "json", "csv", "markdown")
+
+
+def _score_options(args: argparse.Namespace):
+    from twinbench.scoring import ScoreOptions
+
+    return ScoreOptions(distinct_anchor_turns=args.distinct_anchor_turns, same_history=args.same_history,
+                        drop_ended_early=args.drop_ended_early)
+
+
+def cmd_score(args: argparse.Namespace, adapter_cls: type[Adapter]) -> int:
+    import tempfile
+
+    from twinbench.evaluate import evaluate, policy_runs, summarize
+    from twinbench.scorecard import per_item_csv, render_score
+
+    if args.bootstrap < 0:
+        raise UsageError("--bootstrap must be 0 (no intervals) or a positive number of resamples")
+    adapter = adapter_cls.from_args(args)
+    options = _discovery_options(args)
+    with tempfile.TemporaryDirectory(prefix="twinbench-policies-") as tmp:
+        if args.results:
+            search = adapter.find_runs([Path(p) for p in args.results], args.model or (), args.scores)
+            if not search.runs:
+                raise UsageError("no complete run (base, miss_func and miss_param result files) under "
+                                 + ", ".join(args.results) + _skipped_text(search.skipped))
+            runs, skipped, warnings = search.runs, search.skipped, search.warnings
+            embedded = False
+        else:
+            if args.model or args.scores:
+                raise UsageError("--model and --scores need --results DIR")
+            runs, skipped, warnings, embedded = policy_runs(adapter, Path(tmp), options), (), (), True
+        evaluation = evaluate(adapter, runs, options, skipped, warnings)
+        summary = summarize(evaluation, _score_options(args), args.bootstrap, args.seed)
+    summary["embedded_default"] = embedded
+    for line in summary["warnings"]:
+        print(f"twinbench: {line}", file=sys.stderr)
+    if args.per_item:
+        report.emit(per_item_csv(evaluation), args.per_item)
+    report.emit(render_score(summary, args.format), args.output)
+    return 0
+
+
+def _skipped_text(skipped) -> str:
+    return "".join(f"\n  skipped {folder}: {reason}" for folder, reason in skipped)
+
+
+# ---------------------------------------------------------------------------------------
 # subcommand: functions
 # ---------------------------------------------------------------------------------------
 
@@ -217,6 +268,36 @@ def build_parser(adapter_cls: type[Adapter] | None = None) -> argparse.ArgumentP
     _common(p)
     _population(p)
     p.set_defaults(func=cmd_pairs, needs_adapter=True)
+
+    p = sub.add_parser(
+        "score",
+        help="score model runs (default: the built-in reference policies)",
+        description="Score each model's decision to act or ask on the twin pairs. Without --results, "
+        "scores the built-in reference policies (oracle, always-act, never-act), written as result files "
+        "and read back through the same code as real runs.",
+    )
+    _common(p, SCORE_FORMATS)
+    p.add_argument("--results", metavar="DIR", action="append", default=[],
+                   help="a result folder written by the leaderboard's harness (repeatable)")
+    p.add_argument("--model", metavar="NAME", action="append", default=[],
+                   help="score only this model (repeatable)")
+    p.add_argument("--scores", metavar="DIR", type=Path, default=None,
+                   help="where the official score files are (default: the sibling score/ tree)")
+    p.add_argument("--per-item", metavar="FILE", type=Path, default=None,
+                   help="also write one CSV row per model and pair to FILE")
+    _population(p)
+    group = p.add_argument_group("statistics")
+    group.add_argument("--bootstrap", metavar="B", type=int, default=10_000,
+                       help="cluster-bootstrap resamples for the 95%% intervals (default 10000; 0 turns them off)")
+    group.add_argument("--seed", type=int, default=20260612, help="bootstrap seed (default 20260612)")
+    group = p.add_argument_group("scoring sensitivities")
+    group.add_argument("--distinct-anchor-turns", action="store_true",
+                       help="count act once per distinct should-act anchor turn")
+    group.add_argument("--same-history", action="store_true",
+                       help="only pairs where the model's calls before the anchor are identical in both twins")
+    group.add_argument("--drop-ended-early", action="store_true",
+                       help="drop pairs where either rollout ended before the anchor turn")
+    p.set_defaults(func=cmd_score, needs_adapter=True)
 
     p = sub.add_parser("functions", help="list the effect label of every tool function")
     _common(p)

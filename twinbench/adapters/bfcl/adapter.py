@@ -4,18 +4,18 @@ from __future__ import annotations
 
 import argparse
 import functools
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from importlib import resources
 from pathlib import Path
 
 import yaml
 
-from twinbench.adapter import Adapter, AdapterError
+from twinbench.adapter import Adapter, AdapterError, RunLoad, RunRef, RunSearch
 from twinbench.curation import CompoundTurn, Curation
 from twinbench.effects import EffectClassifier, SourceVerdict, analyze_source, load_effect_table
 from twinbench.model import Item, Side
 
-from . import dataset
+from . import dataset, runs
 from .release import DEFAULT_RELEASE, LAST_V3_RELEASE, ReleaseData, locate
 
 ID_PREFIX = "multi_turn_"
@@ -31,10 +31,14 @@ class BFCLAdapter(Adapter):
     name = "bfcl"
     description = "BFCL multi-turn (bfcl-eval releases; v3 and v4 result trees)"
 
-    def __init__(self, release: str = DEFAULT_RELEASE, bfcl_root: Path | None = None, fetcher=None) -> None:
+    def __init__(self, release: str = DEFAULT_RELEASE, bfcl_root: Path | None = None, fetcher=None,
+                 release_chosen: bool = False) -> None:
         self.release_name = release
         self.bfcl_root = bfcl_root
         self._fetcher = fetcher
+        # when the user named a release or a folder, every run is scored against it
+        self.release_chosen = release_chosen or bfcl_root is not None
+        self._siblings: dict[str, BFCLAdapter] = {release: self}
 
     # -- construction ------------------------------------------------------------------
     @classmethod
@@ -57,8 +61,9 @@ class BFCLAdapter(Adapter):
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> BFCLAdapter:
-        return cls(release=getattr(args, "bfcl_release", None) or DEFAULT_RELEASE,
-                   bfcl_root=getattr(args, "bfcl_root", None))
+        chosen = getattr(args, "bfcl_release", None)
+        return cls(release=chosen or DEFAULT_RELEASE, bfcl_root=getattr(args, "bfcl_root", None),
+                   release_chosen=chosen is not None)
 
     # -- data ------------------------------------------------------------------------------
     @functools.cached_property
@@ -126,6 +131,34 @@ class BFCLAdapter(Adapter):
 
     def function_owners(self) -> dict[str, str]:
         return {name: cls for cls, names in self.data.tools_by_class.items() for name in names}
+
+    # -- runs --------------------------------------------------------------------------------
+    def find_runs(self, paths: Sequence[Path], models: Sequence[str] = (), scores: Path | None = None) -> RunSearch:
+        return runs.search(paths, models, scores)
+
+    def for_run(self, run: RunRef) -> BFCLAdapter:
+        """BFCL_v3 results are scored against the last v3 release, v4 against the default, unless chosen."""
+        if self.release_chosen:
+            return self
+        release = LAST_V3_RELEASE if run.details.get("dataset") == "BFCL_v3" else DEFAULT_RELEASE
+        if release not in self._siblings:
+            sibling = BFCLAdapter(release=release, fetcher=self._fetcher)
+            sibling._siblings = self._siblings
+            self._siblings[release] = sibling
+        return self._siblings[release]
+
+    @functools.cached_property
+    def _items_by_id(self) -> dict[str, Item]:
+        return {item.id: item for item in self.items()}
+
+    def read_rollouts(self, run: RunRef, item_ids: Iterable[str]) -> RunLoad:
+        return runs.read(run, item_ids, self._items_by_id, self.release.prefix)
+
+    def official_verdicts(self, run: RunRef, load: RunLoad) -> Mapping[str, bool] | None:
+        return runs.official(run, load)
+
+    def write_rollouts(self, directory: Path, model: str, rollouts) -> RunRef:
+        return runs.write(directory, model, rollouts, dataset.category_of, self.release.prefix)
 
     # -- curation ----------------------------------------------------------------------------
     def curation(self) -> Curation:

@@ -1,0 +1,153 @@
+"""Rendering ``twinbench score`` output: table, JSON, CSV, markdown, and the per-item CSV."""
+
+from __future__ import annotations
+
+from twinbench import report
+from twinbench.evaluate import Evaluation
+
+OWN_RUN_HINT = "score your own run: twinbench score --adapter bfcl --results path/to/result"
+
+
+def _r(value):
+    return report.pct(value)
+
+
+def _ci(record: dict, metric: str) -> str:
+    ci = (record.get("ci") or {}).get(metric)
+    if not ci or ci[0] is None:
+        return ""
+    return f" [{ci[0]:.1f}, {ci[1]:.1f}]"
+
+
+def _coverage_text(record: dict) -> str:
+    cov = record.get("coverage") or {}
+    return f"{cov.get('scored', 0)}/{cov.get('population', record.get('population', 0))}"
+
+
+def _official_text(record: dict) -> str:
+    off = record.get("official")
+    if off is None:
+        return "no score files"
+    ask, base = off.get("ask_items"), off.get("base_twins")
+    return f"{'-' if ask is None else f'{ask:.1f}'} / {'-' if base is None else f'{base:.1f}'}"
+
+
+def _rows(models: list[dict]) -> list[list]:
+    rows = []
+    for r in models:
+        cats = r.get("by_category") or {}
+        rank1 = (r.get("rank1") or {}).get("decision")
+        rows.append([
+            r["model"], _coverage_text(r), _r(r.get("act")), _r(r.get("hold")),
+            ("-" if r.get("decision") is None else f"{r['decision']:.1f}") + _ci(r, "decision"),
+            _r(r.get("decision_credited")), _r(r.get("pair")),
+            *[_r((cats.get(c) or {}).get("decision")) for c in sorted(cats)],
+            _official_text(r),
+            "-" if r.get("official") is None or r["official"].get("rank") is None
+            else f"{r['official']['rank']} / {r.get('rank_decision', '-')}",
+            "-" if rank1 is None else f"{100 * rank1:.1f}%",
+        ])
+    return rows
+
+
+def _headers(models: list[dict]) -> list[str]:
+    cats = sorted(models[0].get("by_category") or {}) if models else []
+    return (["model", "pairs", "act", "hold", "decision [95% CI]", "credited", "pair"]
+            + [f"{c}" for c in cats] + ["official ask / base", "rank official / decision", "rank-1"])
+
+
+def _groups(summary: dict) -> list[tuple[str, list[dict]]]:
+    groups: dict[str, list[dict]] = {}
+    for r in summary["models"]:
+        d = r.get("data") or {}
+        label = (f"data: {d.get('release', '?')} ({d.get('dataset', '?')}, {d.get('source', '?')}); "
+                 f"curation {'applies' if r.get('curation_applies') else 'does not apply'}; "
+                 f"{r.get('population', 0)} pairs")
+        groups.setdefault(label, []).append(r)
+    return list(groups.items())
+
+
+def _notes(summary: dict) -> list[str]:
+    lines = []
+    boot = summary.get("bootstrap") or {}
+    if boot.get("resamples"):
+        lines.append(f"95% percentile intervals: cluster bootstrap over should-act twins, B={boot['resamples']}, "
+                     f"seed {boot['seed']}; rank-1: share of shared resamples in which the model is first on decision")
+    opts = [k for k, v in (summary.get("options") or {}).items() if v]
+    if opts:
+        lines.append("scoring sensitivities: " + ", ".join("--" + o.replace("_", "-") for o in opts))
+    for r in summary["models"]:
+        cov = r.get("coverage") or {}
+        parts = [f"{n} unscored ({why})" for why, n in (cov.get("unscored") or {}).items()]
+        if cov.get("base_ended_before_anchor") or cov.get("ask_ended_before_anchor"):
+            parts.append(f"ended before the anchor: {cov.get('base_ended_before_anchor', 0)} should-act, "
+                         f"{cov.get('ask_ended_before_anchor', 0)} should-ask (counted as no call)")
+        for key in ("dropped_different_history", "dropped_ended_early"):
+            if cov.get(key):
+                parts.append(f"{cov[key]} {key.replace('_', ' ')}")
+        notes = r.get("run_notes") or {}
+        if notes.get("logged_items_differing"):
+            parts.append(f"dialogue differs from the release on {notes['logged_items_differing']} of "
+                         f"{notes['logged_items']} logged items")
+        lines.append(f"coverage {r['model']}: {cov.get('scored', 0)} of {cov.get('population', 0)} pairs scored"
+                     + (f"; {'; '.join(parts)}" if parts else ""))
+    for agreement in summary.get("rank_agreement") or []:
+        lines.append(f"rank agreement on {agreement['data']}, official raw vs decision over {agreement['models']} "
+                     f"models: Spearman {agreement['spearman']:.2f}, Kendall {agreement['kendall']:.2f}")
+    for s in summary.get("skipped") or []:
+        lines.append(f"skipped {s['folder']}: {s['reason']}")
+    if summary.get("embedded_default"):
+        lines.append("these are the built-in reference policies (expected decision: oracle 100, always-act 50, "
+                     "never-act 50)")
+        lines.append(OWN_RUN_HINT)
+    return lines
+
+
+def render_score(summary: dict, fmt: str) -> str:
+    if fmt == "json":
+        return report.json_text(summary)
+    if fmt == "csv":
+        headers = ["model", "pairs", "population", "act", "hold", "decision", "decision_low", "decision_high",
+                   "hold_credited", "decision_credited", "pair", "decision_miss_func", "decision_miss_param",
+                   "official_ask_items", "official_base_twins", "rank1_decision", "release"]
+        rows = []
+        for r in summary["models"]:
+            ci = (r.get("ci") or {}).get("decision") or [None, None]
+            cats = r.get("by_category") or {}
+            off = r.get("official") or {}
+            rows.append([r["model"], r.get("pairs"), r.get("population"), _r(r.get("act")), _r(r.get("hold")),
+                         _r(r.get("decision")), _r(ci[0]), _r(ci[1]), _r(r.get("hold_credited")),
+                         _r(r.get("decision_credited")), _r(r.get("pair")),
+                         _r((cats.get("miss_func") or {}).get("decision")),
+                         _r((cats.get("miss_param") or {}).get("decision")),
+                         _r(off.get("ask_items")), _r(off.get("base_twins")),
+                         _r(100 * r["rank1"]["decision"]) if r.get("rank1") else None,
+                         (r.get("data") or {}).get("release")])
+        return report.csv_text(headers, rows)
+    blocks = []
+    for label, models in _groups(summary):
+        if fmt == "markdown":
+            blocks.append(f"**{label}**\n\n" + report.markdown_table(_headers(models), _rows(models)))
+        else:
+            blocks.append(label + "\n\n" + report.table(_headers(models), _rows(models),
+                                                        [False] + [True] * (len(_headers(models)) - 1)))
+    notes = _notes(summary)
+    if fmt == "markdown":
+        return "\n\n".join(blocks) + "\n\n" + "\n".join(f"- {n}" for n in notes) + "\n"
+    return "\n\n".join(blocks) + "\n\n" + "\n".join(notes) + "\n"
+
+
+PER_ITEM_HEADERS = ["model", "ask_id", "act_id", "category", "anchor_turn", "acted_on_base", "held_back",
+                    "held_back_credited", "calls_on_base", "calls_on_ask", "certification", "compound",
+                    "same_history", "unscored_reason"]
+
+
+def per_item_csv(evaluation: Evaluation) -> str:
+    rows = []
+    for model_run in sorted(evaluation.runs, key=lambda m: m.run.model):
+        for d in model_run.decisions:
+            rows.append([d.model, d.ask_id, d.act_id, d.category, d.anchor_turn, d.acted_on_base, d.held_back,
+                         d.held_back_credited, list(d.calls_on_base), list(d.calls_on_ask), d.certification,
+                         d.compound, d.same_history,
+                         f"{d.missing} ({d.missing_detail})" if d.missing_detail else d.missing])
+    return report.csv_text(PER_ITEM_HEADERS, rows)
