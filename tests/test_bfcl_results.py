@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
-import tracemalloc
 from pathlib import Path
 
 import attrs
@@ -542,35 +540,3 @@ def test_real_runs_read_cleanly() -> None:
                 assert set(sf.failed) <= set(rf.entries)
                 inference_errors = {i for i, kind in sf.failed.items() if kind == "multi_turn:inference_error"}
                 assert inference_errors == set(rf.error_ids)
-
-
-@pytest.mark.shared
-def test_real_runs_speed_and_memory() -> None:
-    scan = find_runs(_shared_runs())
-    paths = [p for run in scan.runs for p in (*run.files.values(), *run.extra_files.values())]
-    score_paths = [p for run in scan.runs for p in run.score_files.values()]
-    largest = max(p.stat().st_size for p in paths + score_paths)
-    total = sum(p.stat().st_size for p in paths + score_paths)
-
-    started = time.perf_counter()
-    for path in paths:
-        read_result_file(path)
-    for path in score_paths:
-        read_score_file(path)
-    seconds = time.perf_counter() - started
-
-    tracemalloc.start()
-    try:
-        for path in paths:
-            read_result_file(path)
-        for path in score_paths:
-            read_score_file(path)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-    print(
-        f"\nread {len(paths)} result + {len(score_paths)} score files ({total / 1e6:.1f} MB) "
-        f"in {seconds:.2f} s; tracemalloc peak {peak / 1e6:.2f} MB (largest file {largest / 1e6:.2f} MB)"
-    )
-    # streaming: holding any whole file as text would already need more than this
-    assert peak < largest
