@@ -186,6 +186,58 @@ def _skipped_text(skipped) -> str:
 
 
 # ---------------------------------------------------------------------------------------
+# subcommand: compare
+# ---------------------------------------------------------------------------------------
+
+
+def _match_arms(base_runs, treat_runs, models):
+    """Pairs of (baseline run, treatment run): same model name, or the only run of each tree."""
+    by_b = {r.model: r for r in base_runs}
+    by_t = {r.model: r for r in treat_runs}
+    if models:
+        missing = [m for m in models if m not in by_b or m not in by_t]
+        if missing:
+            raise UsageError(f"--model {', '.join(missing)} is not in both trees (baseline: "
+                             f"{', '.join(sorted(by_b)) or 'none'}; treatment: {', '.join(sorted(by_t)) or 'none'})")
+        return [(by_b[m], by_t[m]) for m in models]
+    shared = sorted(set(by_b) & set(by_t))
+    if shared:
+        return [(by_b[m], by_t[m]) for m in shared]
+    if len(base_runs) == 1 and len(treat_runs) == 1:
+        return [(base_runs[0], treat_runs[0])]
+    raise UsageError("the baseline and treatment trees share no model name; pick one with --model NAME")
+
+
+def cmd_compare(args: argparse.Namespace, adapter_cls: type[Adapter]) -> int:
+    from twinbench.compare import compare_arms
+    from twinbench.scorecard import render_compare
+
+    if args.bootstrap < 0:
+        raise UsageError("--bootstrap must be 0 (no interval) or a positive number of resamples")
+    adapter = adapter_cls.from_args(args)
+    base = adapter.find_runs([Path(args.baseline)], (), args.baseline_scores)
+    treat = adapter.find_runs([Path(args.treatment)], (), args.treatment_scores)
+    for name, search, folder in (("baseline", base, args.baseline), ("treatment", treat, args.treatment)):
+        if not search.runs:
+            raise UsageError(f"no complete run in the {name} tree {folder}" + _skipped_text(search.skipped))
+    arms = _match_arms(base.runs, treat.runs, args.model)
+    options = _discovery_options(args)
+    results = [compare_arms(adapter, b, t, options, args.bootstrap, args.seed) for b, t in arms]
+    summary = {
+        "models": results,
+        "options": {"count_login": options.count_login, "uncertified": options.uncertified,
+                    "all_pairs": options.all_pairs},
+        "bootstrap": {"resamples": args.bootstrap, "seed": args.seed, "cluster": "should-act twin",
+                      "interval": "95% percentile, paired (shared resamples)"},
+        "warnings": list(base.warnings) + list(treat.warnings),
+    }
+    for line in summary["warnings"]:
+        print(f"twinbench: {line}", file=sys.stderr)
+    report.emit(render_compare(summary, args.format), args.output)
+    return 0
+
+
+# ---------------------------------------------------------------------------------------
 # subcommand: functions
 # ---------------------------------------------------------------------------------------
 
@@ -298,6 +350,29 @@ def build_parser(adapter_cls: type[Adapter] | None = None) -> argparse.ArgumentP
     group.add_argument("--drop-ended-early", action="store_true",
                        help="drop pairs where either rollout ended before the anchor turn")
     p.set_defaults(func=cmd_score, needs_adapter=True)
+
+    p = sub.add_parser(
+        "compare",
+        help="paired arms: the same model under two settings",
+        description="Compare two result trees of the same model (baseline and treatment): discordant counts "
+        "and exact McNemar p-values on both sides, the change in act, hold and decision with a paired "
+        "cluster-bootstrap interval, the should-ask attempt share per category, and the official raw change.",
+    )
+    _common(p, SCORE_FORMATS)
+    p.add_argument("--baseline", metavar="DIR", required=True, help="the baseline result tree")
+    p.add_argument("--treatment", metavar="DIR", required=True, help="the treatment result tree")
+    p.add_argument("--model", metavar="NAME", action="append", default=[],
+                   help="compare only this model (repeatable; default: every model in both trees)")
+    p.add_argument("--baseline-scores", metavar="DIR", type=Path, default=None,
+                   help="score files of the baseline (default: its sibling score/ tree)")
+    p.add_argument("--treatment-scores", metavar="DIR", type=Path, default=None,
+                   help="score files of the treatment (default: its sibling score/ tree)")
+    _population(p)
+    group = p.add_argument_group("statistics")
+    group.add_argument("--bootstrap", metavar="B", type=int, default=10_000,
+                       help="paired cluster-bootstrap resamples (default 10000; 0 turns the interval off)")
+    group.add_argument("--seed", type=int, default=20260612, help="bootstrap seed (default 20260612)")
+    p.set_defaults(func=cmd_compare, needs_adapter=True)
 
     p = sub.add_parser("functions", help="list the effect label of every tool function")
     _common(p)

@@ -151,3 +151,54 @@ def per_item_csv(evaluation: Evaluation) -> str:
                          d.compound, d.same_history,
                          f"{d.missing} ({d.missing_detail})" if d.missing_detail else d.missing])
     return report.csv_text(PER_ITEM_HEADERS, rows)
+
+
+def _p(value) -> str:
+    if value is None:
+        return "-"
+    return f"{value:.2g}" if value < 0.001 else f"{value:.3f}"
+
+
+def _signed(value) -> str:
+    return "-" if value is None else f"{value:+.1f}"
+
+
+def render_compare(summary: dict, fmt: str) -> str:
+    """``twinbench compare`` output."""
+    if fmt == "json":
+        return report.json_text(summary)
+    rows = []
+    for m in summary["models"]:
+        for metric in ("act", "hold", "decision"):
+            entry = m[metric]
+            mc = m["mcnemar"].get(metric) if metric != "decision" else None
+            ci = entry.get("ci_change")
+            rows.append([m["model"], metric, _r(entry["baseline"]), _r(entry["treatment"]),
+                         _signed(entry["change"]) + (f" [{ci[0]:+.1f}, {ci[1]:+.1f}]" if ci else ""),
+                         mc["b"] if mc else "", mc["c"] if mc else "", _p(mc["p"]) if mc else "",
+                         mc["unit"] if mc else f"{m['pairs']} pairs in both arms"])
+        for cat, e in sorted((m.get("ask_attempt_share") or {}).items()):
+            rows.append([m["model"], f"attempt on {cat} anchor", _r(e["baseline"]), _r(e["treatment"]),
+                         _signed(e["change"]), e["b"], e["c"], _p(e["p"]), f"{e['compared']} of {e['items']} items"])
+        for cat, e in sorted((m.get("official") or {}).items()):
+            rows.append([m["model"], f"official {cat}", _r(e["baseline"]), _r(e["treatment"]),
+                         _signed(e["change"]), e["b"], e["c"], _p(e["p"]), f"{e['items']} items"])
+    headers = ["model", "measure", "baseline", "treatment", "change [95% CI]", "b", "c", "McNemar p", "counted over"]
+    if fmt == "csv":
+        return report.csv_text(headers, rows)
+    notes = ["b: yes in the baseline only; c: yes in the treatment only; exact two-sided McNemar p",
+             "act discordance counts each distinct should-act anchor turn once; hold counts each pair"]
+    boot = summary.get("bootstrap") or {}
+    if boot.get("resamples"):
+        notes.append(f"interval of the change in decision: paired cluster bootstrap over should-act twins, "
+                     f"B={boot['resamples']}, seed {boot['seed']}")
+    for m in summary["models"]:
+        if m.get("official") is None:
+            notes.append(f"{m['model']}: no score files in both arms, so no official change")
+        if m.get("pairs_unscored_in_either_arm"):
+            notes.append(f"{m['model']}: {m['pairs_unscored_in_either_arm']} of {m['population']} pairs unscored in "
+                         "at least one arm (missing or error entries)")
+    if fmt == "markdown":
+        return report.markdown_table(headers, rows) + "\n\n" + "\n".join(f"- {n}" for n in notes) + "\n"
+    right = [False, False] + [True] * 6 + [False]
+    return report.table(headers, rows, right) + "\n\n" + "\n".join(notes) + "\n"

@@ -243,7 +243,14 @@ def _walk_bfcl_files(root: Path, warnings: list[str]) -> Iterator[Path]:
     def on_error(exc: OSError) -> None:
         warnings.append(f"cannot list {exc.filename}: {exc.strerror or exc}")
 
-    for directory, dirnames, filenames in os.walk(root, onerror=on_error, followlinks=False):
+    seen: set[str] = set()
+    # symbolic links are followed (people link runs into one tree); each real folder is walked once
+    for directory, dirnames, filenames in os.walk(root, onerror=on_error, followlinks=True):
+        real = os.path.realpath(directory)
+        if real in seen:
+            dirnames[:] = []
+            continue
+        seen.add(real)
         dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in _PRUNED_DIRS)
         for filename in sorted(filenames):
             if filename.startswith("BFCL_v") and filename.endswith("_result.json"):

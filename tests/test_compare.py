@@ -1,0 +1,93 @@
+"""`twinbench compare`: paired arms on hand-made trees and on two published runs."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from builders import tiny_package
+from conftest import BFCL_RUNS, need_shared
+from test_score import ASK, MKDIR, good_lines, write_run
+
+from twinbench.cli import main
+
+
+@pytest.fixture
+def release(tmp_path):
+    return tiny_package(tmp_path / "release")
+
+
+def compare(capsys, release, base, treat, *extra):
+    code = main(["compare", "--bfcl-root", str(release), "--baseline", str(base), "--treatment", str(treat),
+                 "--format", "json", "--bootstrap", "300", *extra])
+    captured = capsys.readouterr()
+    return code, (json.loads(captured.out) if code == 0 else None), captured.err
+
+
+def test_pro_action_treatment_moves_both_sides(tmp_path, release, capsys):
+    write_run(tmp_path / "base", "m", good_lines())  # acts on base, asks on both should-ask items
+    write_run(tmp_path / "treat", "m", good_lines(ask_step=MKDIR))  # acts everywhere
+    code, out, _ = compare(capsys, release, tmp_path / "base", tmp_path / "treat")
+    assert code == 0
+    (m,) = out["models"]
+    assert m["pairs"] == 2 and m["distinct_anchor_turns"] == 1
+    assert m["mcnemar"]["act"] == {"n": 1, "b": 0, "c": 0, "p": 1.0, "unit": "distinct should-act anchor turn"}
+    assert m["mcnemar"]["hold"] == {"n": 2, "b": 2, "c": 0, "p": 0.5, "unit": "pair"}
+    assert m["hold"] == {"baseline": 100.0, "treatment": 0.0, "change": -100.0}
+    assert m["decision"]["change"] == -50.0
+    low, high = m["decision"]["ci_change"]
+    assert low <= -50.0 <= high
+    shares = m["ask_attempt_share"]
+    assert shares["miss_param"]["baseline"] == 0.0 and shares["miss_param"]["treatment"] == 100.0
+    assert shares["miss_param"]["c"] == 1
+    assert m["official"] is None
+
+
+def test_the_only_run_of_each_tree_is_paired_and_text_output(tmp_path, release, capsys):
+    write_run(tmp_path / "base", "model-neutral", good_lines())
+    write_run(tmp_path / "treat", "model-injected", good_lines())
+    assert main(["compare", "--bfcl-root", str(release), "--baseline", str(tmp_path / "base"),
+                 "--treatment", str(tmp_path / "treat"), "--bootstrap", "0"]) == 0
+    text = capsys.readouterr().out
+    assert "model-neutral -> model-injected" in text and "McNemar p" in text
+
+
+def test_unknown_model_and_no_shared_model(tmp_path, release, capsys):
+    write_run(tmp_path / "base", "a", good_lines())
+    write_run(tmp_path / "base", "b", good_lines())
+    write_run(tmp_path / "treat", "c", good_lines())
+    write_run(tmp_path / "treat", "d", good_lines())
+    code, _, err = compare(capsys, release, tmp_path / "base", tmp_path / "treat")
+    assert code == 2 and "share no model name" in err
+    code, _, err = compare(capsys, release, tmp_path / "base", tmp_path / "treat", "--model", "a")
+    assert code == 2 and "not in both trees" in err
+
+
+def _tree(tmp_path, name, model):
+    src = need_shared(BFCL_RUNS / "gpt-oss-2025-11")
+    for kind in ("result", "score"):
+        target = tmp_path / name / kind
+        target.mkdir(parents=True)
+        (target / model).symlink_to(src / kind / model, target_is_directory=True)
+    return tmp_path / name
+
+
+def test_two_published_runs_as_arms(tmp_path, capsys, bfcl_adapter):
+    base = _tree(tmp_path, "base", "openai_gpt-oss-120b")
+    treat = _tree(tmp_path, "treat", "openai_gpt-oss-20b")
+    assert main(["compare", "--baseline", str(base), "--treatment", str(treat), "--format", "json",
+                 "--bootstrap", "1000"]) == 0
+    (m,) = json.loads(capsys.readouterr().out)["models"]
+    hold, act = m["mcnemar"]["hold"], m["mcnemar"]["act"]
+    # the discordant counts explain the change in hold exactly
+    assert m["hold"]["change"] == pytest.approx(100.0 * (hold["c"] - hold["b"]) / m["pairs"])
+    assert act["n"] == m["distinct_anchor_turns"] <= m["pairs"] <= 223
+    assert 0 < hold["p"] <= 1 and 0 < act["p"] <= 1
+    low, high = m["decision"]["ci_change"]
+    assert low <= m["decision"]["change"] <= high
+    # every should-ask item with a unique anchor that is neither a bad key nor a construction error
+    assert m["ask_attempt_share"]["miss_func"]["items"] == 190
+    assert m["ask_attempt_share"]["miss_param"]["items"] == 184
+    assert set(m["official"]) == {"base", "miss_func", "miss_param"}
+    assert m["official"]["base"]["items"] == 200
