@@ -238,6 +238,33 @@ def cmd_compare(args: argparse.Namespace, adapter_cls: type[Adapter]) -> int:
 
 
 # ---------------------------------------------------------------------------------------
+# subcommand: plot
+# ---------------------------------------------------------------------------------------
+
+
+def cmd_plot(args: argparse.Namespace, adapter_cls: type[Adapter] | None) -> int:
+    import json
+
+    from twinbench.plot import PlotError, render_svg
+
+    try:
+        summary = json.loads(Path(args.input).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UsageError(f"--input {args.input} does not exist (make it with `twinbench score --format json "
+                         "--output FILE`)") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise UsageError(f"--input {args.input} is not the JSON of `twinbench score` ({exc})") from None
+    if not isinstance(summary, dict) or not isinstance(summary.get("models"), list):
+        raise UsageError(f"--input {args.input} is not the JSON of `twinbench score` (no models list)")
+    try:
+        svg = render_svg(summary, args.kind, args.title)
+    except PlotError as exc:
+        raise UsageError(str(exc)) from None
+    report.emit(svg, args.output)
+    return 0
+
+
+# ---------------------------------------------------------------------------------------
 # subcommand: functions
 # ---------------------------------------------------------------------------------------
 
@@ -373,6 +400,16 @@ def build_parser(adapter_cls: type[Adapter] | None = None) -> argparse.ArgumentP
                        help="paired cluster-bootstrap resamples (default 10000; 0 turns the interval off)")
     group.add_argument("--seed", type=int, default=20260612, help="bootstrap seed (default 20260612)")
     p.set_defaults(func=cmd_compare, needs_adapter=True)
+
+    p = sub.add_parser("plot", help="draw an SVG chart from the JSON of `twinbench score`")
+    p.add_argument("--input", metavar="FILE", type=Path, required=True,
+                   help="the output of `twinbench score --format json`")
+    p.add_argument("--kind", choices=["act-vs-hold", "official-vs-decision"], default="act-vs-hold",
+                   help="act against hold (default), or official raw against decision accuracy")
+    p.add_argument("--title", default=None, help="the chart title")
+    p.add_argument("--output", metavar="FILE", type=Path, default=None,
+                   help="write the SVG to FILE instead of standard output")
+    p.set_defaults(func=cmd_plot, needs_adapter=False)
 
     p = sub.add_parser("functions", help="list the effect label of every tool function")
     _common(p)
