@@ -329,6 +329,16 @@ def _population(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--all-pairs", action="store_true", help="score every content-verified pair, read-only ones too")
 
 
+def _statistics(parser: argparse.ArgumentParser, what: str) -> argparse._ArgumentGroup:
+    from twinbench.evaluate import DEFAULT_BOOTSTRAP, DEFAULT_SEED
+
+    group = parser.add_argument_group("statistics")
+    group.add_argument("--bootstrap", metavar="B", type=int, default=DEFAULT_BOOTSTRAP,
+                       help=f"{what} (default {DEFAULT_BOOTSTRAP}; 0 turns them off)")
+    group.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"bootstrap seed (default {DEFAULT_SEED})")
+    return group
+
+
 def build_parser(adapter_cls: type[Adapter] | None = None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="twinbench",
@@ -365,10 +375,7 @@ def build_parser(adapter_cls: type[Adapter] | None = None) -> argparse.ArgumentP
     p.add_argument("--per-item", metavar="FILE", type=Path, default=None,
                    help="also write one CSV row per model and pair to FILE")
     _population(p)
-    group = p.add_argument_group("statistics")
-    group.add_argument("--bootstrap", metavar="B", type=int, default=10_000,
-                       help="cluster-bootstrap resamples for the 95%% intervals (default 10000; 0 turns them off)")
-    group.add_argument("--seed", type=int, default=20260612, help="bootstrap seed (default 20260612)")
+    _statistics(p, "cluster-bootstrap resamples for the 95%% intervals")
     group = p.add_argument_group("scoring sensitivities")
     group.add_argument("--distinct-anchor-turns", action="store_true",
                        help="count act once per distinct should-act anchor turn")
@@ -395,10 +402,7 @@ def build_parser(adapter_cls: type[Adapter] | None = None) -> argparse.ArgumentP
     p.add_argument("--treatment-scores", metavar="DIR", type=Path, default=None,
                    help="score files of the treatment (default: its sibling score/ tree)")
     _population(p)
-    group = p.add_argument_group("statistics")
-    group.add_argument("--bootstrap", metavar="B", type=int, default=10_000,
-                       help="paired cluster-bootstrap resamples (default 10000; 0 turns the interval off)")
-    group.add_argument("--seed", type=int, default=20260612, help="bootstrap seed (default 20260612)")
+    _statistics(p, "paired cluster-bootstrap resamples for the interval of the change")
     p.set_defaults(func=cmd_compare, needs_adapter=True)
 
     p = sub.add_parser("plot", help="draw an SVG chart from the JSON of `twinbench score`")

@@ -48,8 +48,9 @@ class BFCLAdapter(Adapter):
             "--bfcl-release",
             metavar="VERSION",
             default=None,
-            help=f"bfcl-eval release whose data to use (default {DEFAULT_RELEASE}; "
-            f"{LAST_V3_RELEASE} is the last BFCL_v3 release)",
+            help=f"bfcl-eval release whose data to use (default {DEFAULT_RELEASE}; {LAST_V3_RELEASE} is the "
+            "last BFCL_v3 release). Without it, results are scored against the release that made them: "
+            f"BFCL_v3 files against {LAST_V3_RELEASE}, BFCL_v4 files against {DEFAULT_RELEASE}",
         )
         group.add_argument(
             "--bfcl-root",
