@@ -8,7 +8,7 @@ import pytest
 
 from builders import tiny_package
 from conftest import BFCL_RUNS, need_shared
-from test_score import ASK, MKDIR, good_lines, write_run
+from test_score import MKDIR, good_lines, write_run
 
 from twinbench.cli import main
 

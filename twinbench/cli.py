@@ -85,36 +85,12 @@ def cmd_pairs(args: argparse.Namespace, adapter_cls: type[Adapter]) -> int:
 
 def funnel_table(adapter: Adapter, manifest) -> str:
     """The funnel as a text table, one column per should-ask category."""
+    from twinbench.discovery import funnel_rows
+
     counts = manifest.counts()
     cats = list(manifest.categories)
-    dropped_by = {}
-    for drop in manifest.dropped:
-        key = (drop.stage, drop.reason.split(":", 1)[0])
-        dropped_by.setdefault(key, {c: 0 for c in cats})
-        dropped_by[key][drop.category] += 1
-    asks = {c: 0 for c in cats}
-    for pair in manifest.pairs:
-        asks[pair.category] += 1
-    for drop in manifest.dropped:
-        asks[drop.category] += 1
-
-    def row(label: str, by_cat: dict[str, int]) -> list:
-        return [label] + [by_cat.get(c, 0) for c in cats] + [sum(by_cat.get(c, 0) for c in cats)]
-
-    rows = [row("should-ask items", asks)]
-    for (stage, reason), by_cat in sorted(dropped_by.items(), key=lambda kv: (kv[0][0] != "pairing", kv[0][1])):
-        rows.append(row(f"  dropped at {stage}: {reason}", by_cat))
-    rows.append(row("content-verified pairs", counts["content_verified_by_category"]))
-    rows.append(row("  read-only or login-only (excluded)", counts["read_only_by_category"]))
-    rows.append(row("decision-bearing candidates", counts["candidates_by_category"]))
-    excluded_cert = {c: 0 for c in cats}
-    for pair in manifest.pairs:
-        if pair.status == "excluded" and pair.reason.startswith("construction error"):
-            excluded_cert[pair.category] += 1
-    rows.append(row("  construction errors (excluded)", excluded_cert))
-    rows.append(row("scored pairs", counts["scored_by_category"]))
-    rows.append(row("  of which compound turns", {
-        c: sum(1 for p in manifest.scored if p.category == c and p.certification.compound) for c in cats}))
+    rows = [["  " * r.level + r.label] + [r.by_category.get(c, 0) for c in cats] + [r.total()]
+            for r in funnel_rows(manifest)]
     head = [f"adapter: {adapter.name}"]
     head += [f"{k}: {v}" for k, v in adapter.describe().items()]
     head.append(f"curation: {'applies' if manifest.curation_applies else 'does not apply'} ({manifest.curation_reason})")

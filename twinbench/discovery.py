@@ -105,6 +105,45 @@ class Manifest:
         return out
 
 
+@attrs.frozen
+class FunnelRow:
+    """One line of the funnel: a label, its level (0 a total, 1 a part of the line above) and counts."""
+
+    label: str
+    level: int
+    by_category: dict[str, int]
+
+    def total(self) -> int:
+        return sum(self.by_category.values())
+
+
+def funnel_rows(manifest: Manifest) -> list[FunnelRow]:
+    """The funnel, stage by stage, per should-ask category (what ``twinbench pairs`` prints)."""
+    cats = list(manifest.categories)
+    counts = manifest.counts()
+
+    def tally(records) -> dict[str, int]:
+        out = {c: 0 for c in cats}
+        for record in records:
+            out[record.category] += 1
+        return out
+
+    rows = [FunnelRow("should-ask items", 0, tally([*manifest.pairs, *manifest.dropped]))]
+    reasons = sorted({(d.stage, d.reason.split(":", 1)[0]) for d in manifest.dropped},
+                     key=lambda k: (STAGES.index(k[0]) if k[0] in STAGES else len(STAGES), k[1]))
+    for stage, reason in reasons:
+        rows.append(FunnelRow(f"dropped at {stage}: {reason}", 1, tally(
+            d for d in manifest.dropped if d.stage == stage and d.reason.split(":", 1)[0] == reason)))
+    rows.append(FunnelRow("content-verified pairs", 0, counts["content_verified_by_category"]))
+    rows.append(FunnelRow("read-only or login-only (excluded)", 1, counts["read_only_by_category"]))
+    rows.append(FunnelRow("decision-bearing candidates", 0, counts["candidates_by_category"]))
+    rows.append(FunnelRow("construction errors (excluded)", 1, tally(
+        p for p in manifest.pairs if p.status == "excluded" and p.certification.status == "construction_error")))
+    rows.append(FunnelRow("scored pairs", 0, counts["scored_by_category"]))
+    rows.append(FunnelRow("of which compound turns", 1, tally(p for p in manifest.scored if p.certification.compound)))
+    return rows
+
+
 def discover_for(adapter: Adapter, options: DiscoveryOptions = DiscoveryOptions()) -> Manifest:
     """Run discovery on an adapter's items, hints, effects and curation."""
     items = adapter.items()

@@ -97,35 +97,15 @@ def render_funnel() -> str:
     counts = manifest.counts()
     cats = list(manifest.categories)
 
-    asks = {c: 0 for c in cats}
-    for record in (*manifest.pairs, *manifest.dropped):
-        asks[record.category] += 1
-    dropped_by: dict[tuple[str, str], dict[str, int]] = {}
-    for drop in manifest.dropped:
-        key = (drop.stage, drop.reason.split(":", 1)[0])
-        dropped_by.setdefault(key, {c: 0 for c in cats})
-        dropped_by[key][drop.category] += 1
-    construction = {c: 0 for c in cats}
-    for pair in manifest.pairs:
-        if pair.status == "excluded" and pair.reason.startswith("construction error"):
-            construction[pair.category] += 1
-    compound = {c: sum(1 for p in manifest.scored if p.category == c and p.certification.compound) for c in cats}
+    from twinbench.discovery import funnel_rows
 
-    def row(label: str, by_cat: dict[str, int], bold: bool = False) -> list[Any]:
-        values = [by_cat.get(c, 0) for c in cats] + [sum(by_cat.get(c, 0) for c in cats)]
-        if bold:
-            return [f"**{label}**"] + [f"**{v}**" for v in values]
-        return [label] + values
+    def cells(r) -> list[Any]:
+        values = [r.by_category.get(c, 0) for c in cats] + [r.total()]
+        if r.level == 0:
+            return [f"**{r.label}**"] + [f"**{v}**" for v in values]
+        return [f"↳ {r.label}"] + values
 
-    rows = [row("should-ask items", asks, bold=True)]
-    order = sorted(dropped_by.items(), key=lambda kv: (kv[0][0] != "pairing", kv[0][1]))
-    rows += [row(f"↳ dropped at {stage}: {reason}", by_cat) for (stage, reason), by_cat in order]
-    rows.append(row("content-verified pairs", counts["content_verified_by_category"], bold=True))
-    rows.append(row("↳ read-only or login-only (excluded)", counts["read_only_by_category"]))
-    rows.append(row("decision-bearing candidates", counts["candidates_by_category"], bold=True))
-    rows.append(row("↳ construction errors (excluded)", construction))
-    rows.append(row("scored pairs", counts["scored_by_category"], bold=True))
-    rows.append(row("↳ of which compound turns", compound))
+    rows = [cells(r) for r in funnel_rows(manifest)]
 
     table = markdown_table(["stage", *cats, "total"], rows)
     reasons = ", ".join(f"{n} {r.replace('_', '-')}" for r, n in counts["read_only_reasons"].items())
