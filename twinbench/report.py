@@ -68,9 +68,12 @@ def csv_text(headers: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
     return buffer.getvalue()
 
 
+JSON_DECIMALS = 4  # floats are rounded so that the bytes do not depend on summation order
+
+
 def _jsonable(value: Any) -> Any:
-    if isinstance(value, float) and (math.isnan(value) or math.isinf(value)):
-        return None
+    if isinstance(value, float):
+        return None if (math.isnan(value) or math.isinf(value)) else round(value, JSON_DECIMALS)
     if isinstance(value, dict):
         return {str(k): _jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):

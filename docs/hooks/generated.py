@@ -8,6 +8,9 @@ no plugin package needed). At build time every marker of the form::
     <!-- twinbench:effects -->         every tool function with its effect label and reason
     <!-- twinbench:curation -->        bad keys, construction errors and compound turns
     <!-- twinbench:cli:COMMAND -->     the ``--help`` text of one subcommand
+    <!-- twinbench:score-default -->   the output of ``twinbench score`` on its embedded default
+    <!-- twinbench:real-runs -->       ``twinbench score`` on ../shared/bfcl-runs, when the build sees it
+    <!-- twinbench:real-runs:compare --> ``twinbench compare`` on two of those runs
 
 is replaced by markdown produced from twinbench's own code and the BFCL release data, so
 that no number in the docs is typed by hand. The adapter and the discovery manifests are
@@ -30,7 +33,7 @@ from typing import Any
 
 from mkdocs.exceptions import PluginError
 
-MARKER = re.compile(r"<!--\s*twinbench:(?P<kind>[a-z]+)(?::(?P<arg>[\w-]+))?\s*-->")
+MARKER = re.compile(r"<!--\s*twinbench:(?P<kind>[a-z-]+)(?::(?P<arg>[\w-]+))?\s*-->")
 HELP_COLUMNS = "88"  # fixed width so the generated help text is the same on every machine
 
 # module-level lazy cache: one adapter and one manifest per option set, for the whole build
@@ -280,7 +283,67 @@ def render_cli(command: str | None) -> str:
     return f"```text\n$ twinbench {command} --help\n{text}\n```\n"
 
 
+def _run_cli(argv: list[str]) -> str:
+    """Run a twinbench command in-process and return what it printed (stderr discarded)."""
+    import io
+
+    from twinbench.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(argv)
+    if code != 0:
+        raise PluginError(f"twinbench docs: `twinbench {' '.join(argv)}` failed: {err.getvalue().strip()}")
+    return out.getvalue()
+
+
+def render_score_default() -> str:
+    """The output of the embedded default, as a user sees it."""
+    _adapter()  # fails the build clearly when the data is missing
+    text = _run_cli(["score", "--adapter", "bfcl"])
+    return f"```text\n$ twinbench score --adapter bfcl\n{text.rstrip()}\n```\n"
+
+
+def _shared_runs() -> Path | None:
+    here = Path(__file__).resolve()
+    for parent in here.parents:
+        candidate = parent.parent / "shared" / "bfcl-runs"
+        if (parent / "mkdocs.yml").is_file() and candidate.is_dir():
+            return candidate
+    return None
+
+
+def render_real_runs(arg: str | None) -> str:
+    """Score (or compare) the published runs in ../shared/bfcl-runs when this build can see them."""
+    runs = _shared_runs()
+    if runs is None:
+        return ('!!! note "Built without the published runs"\n    This build could not see `../shared/bfcl-runs`, '
+                "so the worked example is not rendered here. Run the commands above on your own result "
+                "folders to reproduce it.\n")
+    if arg == "compare":
+        import tempfile
+
+        with tempfile.TemporaryDirectory() as tmp:
+            arms = {}
+            for arm, model in (("baseline", "openai_gpt-oss-120b"), ("treatment", "openai_gpt-oss-20b")):
+                for kind in ("result", "score"):
+                    target = Path(tmp) / arm / kind
+                    target.mkdir(parents=True)
+                    (target / model).symlink_to(runs / "gpt-oss-2025-11" / kind / model, target_is_directory=True)
+                arms[arm] = str(Path(tmp) / arm)
+            text = _run_cli(["compare", "--baseline", arms["baseline"], "--treatment", arms["treatment"]])
+        command = "twinbench compare --baseline runs/gpt-oss-120b --treatment runs/gpt-oss-20b"
+    else:
+        folders = [str(p) for p in sorted(runs.iterdir()) if p.is_dir()]
+        argv = ["score"] + [a for f in folders for a in ("--results", f)]
+        text = _run_cli(argv)
+        command = "twinbench score " + " ".join(f"--results {Path(f).name}" for f in folders)
+    return f"```text\n$ {command}\n{text.rstrip()}\n```\n"
+
+
 RENDERERS = {
+    "score-default": lambda arg: render_score_default(),
+    "real-runs": render_real_runs,
     "funnel": lambda arg: render_funnel(),
     "sensitivities": lambda arg: render_sensitivities(),
     "effects": lambda arg: render_effects(),
