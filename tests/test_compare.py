@@ -81,7 +81,7 @@ def test_two_published_runs_as_arms(tmp_path, capsys, bfcl_adapter):
     (m,) = json.loads(capsys.readouterr().out)["models"]
     hold, act = m["mcnemar"]["hold"], m["mcnemar"]["act"]
     # the discordant counts explain the change in hold exactly
-    assert m["hold"]["change"] == pytest.approx(100.0 * (hold["c"] - hold["b"]) / m["pairs"])
+    assert m["hold"]["change"] == pytest.approx(100.0 * (hold["c"] - hold["b"]) / m["pairs"], abs=1e-3)
     assert act["n"] == m["distinct_anchor_turns"] <= m["pairs"] <= 223
     assert 0 < hold["p"] <= 1 and 0 < act["p"] <= 1
     low, high = m["decision"]["ci_change"]
