@@ -26,14 +26,15 @@ from typing import TYPE_CHECKING, ClassVar
 
 import attrs
 
+from twinbench.errors import TwinbenchError
 from twinbench.model import Call, Item
 
 if TYPE_CHECKING:
     from twinbench.curation import Curation
-    from twinbench.effects import EffectClassifier
+    from twinbench.effects import EffectClassifier, SourceVerdict
 
 
-class AdapterError(Exception):
+class AdapterError(TwinbenchError):
     """A problem the user can fix (bad path, missing data, wrong release). One clear message."""
 
 
@@ -111,7 +112,13 @@ class Adapter(abc.ABC):
         return cls()
 
     def describe(self) -> dict[str, str]:
-        """What data this adapter is reading (release, location, fingerprint), for output headers."""
+        """What data this adapter is reading, for output headers and JSON.
+
+        Keys the shared outputs use when present: ``release`` (a version of the data),
+        ``dataset`` (its format or name), ``source`` (where it was found), ``location``,
+        and ``fingerprint`` (a content hash: runs whose adapters share one are scored on
+        the same population, so they are ranked together).
+        """
         return {}
 
     def data_warnings(self) -> Sequence[str]:
@@ -121,7 +128,11 @@ class Adapter(abc.ABC):
     # -- items --------------------------------------------------------------------
     @abc.abstractmethod
     def items(self) -> Sequence[Item]:
-        """Every item of the leaderboard that can take part in a pair, on either side."""
+        """Every item of the leaderboard that can take part in a pair, on either side.
+
+        Called several times per command: read the data once and cache it
+        (``functools.cached_property`` does).
+        """
 
     def twin_hints(self, items: Sequence[Item]) -> Mapping[str, Sequence[str]]:
         """Candidate should-act twins per should-ask item id.
@@ -144,6 +155,14 @@ class Adapter(abc.ABC):
     def curation(self) -> Curation | None:
         """Hand-made exclusions and certifications, or ``None``."""
         return None
+
+    def function_owners(self) -> Mapping[str, str]:
+        """Optional: the class (or API) each tool function belongs to, for ``twinbench functions``."""
+        return {}
+
+    def source_verdicts(self) -> Mapping[str, SourceVerdict]:
+        """Optional: what :func:`twinbench.effects.analyze_source` derives from the tools' own code."""
+        return {}
 
     # -- model outputs --------------------------------------------------------------
     def find_runs(self, paths: Sequence[Path], models: Sequence[str] = (), scores: Path | None = None) -> RunSearch:
@@ -172,6 +191,8 @@ class Adapter(abc.ABC):
         """Store synthetic rollouts in the leaderboard's own format and return the run.
 
         Used by the reference policies so that they pass through :meth:`read_rollouts`
-        exactly like a real run.
+        exactly like a real run. It is called once per policy with the same ``directory``:
+        keep each model in its own place below it (e.g. ``directory/<model>/``). An empty
+        step (no calls) stands for a prose reply.
         """
         raise AdapterError(f"the {self.name} adapter cannot write rollouts")

@@ -14,11 +14,12 @@ from pathlib import Path
 
 from twinbench import __version__, registry, report
 from twinbench.adapter import Adapter, AdapterError
+from twinbench.errors import TwinbenchError
 
 DEFAULT_ADAPTER = "bfcl"
 
 
-class UsageError(Exception):
+class UsageError(TwinbenchError):
     """A mistake in how the command was called."""
 
 
@@ -138,8 +139,7 @@ def cmd_score(args: argparse.Namespace, adapter_cls: type[Adapter]) -> int:
         if args.results:
             search = adapter.find_runs([Path(p) for p in args.results], args.model or (), args.scores)
             if not search.runs:
-                raise UsageError("no complete run (base, miss_func and miss_param result files) under "
-                                 + ", ".join(args.results) + _skipped_text(search.skipped))
+                raise UsageError("no complete run under " + ", ".join(args.results) + _skipped_text(search.skipped))
             runs, skipped, warnings = search.runs, search.skipped, search.warnings
             embedded = False
         else:
@@ -149,6 +149,7 @@ def cmd_score(args: argparse.Namespace, adapter_cls: type[Adapter]) -> int:
         evaluation = evaluate(adapter, runs, options, skipped, warnings)
         summary = summarize(evaluation, _score_options(args), args.bootstrap, args.seed)
     summary["embedded_default"] = embedded
+    summary["adapter"] = adapter.name
     for line in summary["warnings"]:
         print(f"twinbench: {line}", file=sys.stderr)
     if args.per_item:
@@ -248,8 +249,8 @@ def cmd_plot(args: argparse.Namespace, adapter_cls: type[Adapter] | None) -> int
 def cmd_functions(args: argparse.Namespace, adapter_cls: type[Adapter]) -> int:
     adapter = adapter_cls.from_args(args)
     effects = adapter.effects()
-    verdicts = adapter.source_verdicts() if hasattr(adapter, "source_verdicts") else {}
-    owners = adapter.function_owners() if hasattr(adapter, "function_owners") else {}
+    verdicts = adapter.source_verdicts()
+    owners = adapter.function_owners()
     records = []
     for fn in effects.functions:
         verdict = verdicts.get(fn.name)
@@ -273,11 +274,12 @@ def cmd_functions(args: argparse.Namespace, adapter_cls: type[Adapter]) -> int:
         body = report.table(["class", "name", "label", "reason"],
                             [[r["class"], r["name"], r["label"], r["reason"]] for r in records])
         counts = effects.counts()
-        disagree = [r for r in records if r["source_writes"] is not None
-                    and r["source_writes"] != (r["label"] in ("mutate", "login"))]
-        summary = (f"{len(records)} functions: " + ", ".join(f"{v} {k}" for k, v in counts.items())
-                   + f"; the source analyzer disagrees on {len(disagree)}"
-                   + (f" ({', '.join(r['name'] for r in disagree)})" if disagree else ""))
+        summary = f"{len(records)} functions: " + ", ".join(f"{v} {k}" for k, v in counts.items())
+        if verdicts:
+            disagree = [r for r in records if r["source_writes"] is not None
+                        and r["source_writes"] != (r["label"] in ("mutate", "login"))]
+            summary += f"; the source analyzer disagrees on {len(disagree)}" + (
+                f" ({', '.join(r['name'] for r in disagree)})" if disagree else "")
         text = body + "\n\n" + summary
     report.emit(text, args.output)
     return 0
@@ -420,7 +422,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return int(args.func(args, adapter_cls) or 0)
-    except (AdapterError, UsageError, OSError) as exc:
+    except (TwinbenchError, OSError) as exc:
         print(f"twinbench: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

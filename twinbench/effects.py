@@ -19,10 +19,11 @@ from pathlib import Path
 import attrs
 import yaml
 
+from twinbench.errors import TwinbenchError
 from twinbench.model import Call, Effect, FunctionEffect
 
 
-class EffectTableError(Exception):
+class EffectTableError(TwinbenchError):
     """The effect table cannot be read or is inconsistent."""
 
 

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from html import escape
 
+from twinbench.errors import TwinbenchError
+
 KINDS = ("act-vs-hold", "official-vs-decision")
 
 WIDTH, HEIGHT = 760, 500
@@ -22,7 +24,7 @@ COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e3
           "#bcbd22")
 
 
-class PlotError(Exception):
+class PlotError(TwinbenchError):
     """The score file cannot be drawn as asked."""
 
 

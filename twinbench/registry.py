@@ -44,6 +44,11 @@ def register(cls: type[Adapter]) -> type[Adapter]:
     return cls
 
 
+def unregister(name: str) -> None:
+    """Remove an adapter registered in process (entry points are not affected)."""
+    _registered.pop(name, None)
+
+
 def _entry_points() -> dict[str, tuple[str, str]]:
     found: dict[str, tuple[str, str]] = {}
     for ep in entry_points(group=GROUP):

@@ -5,7 +5,8 @@ from __future__ import annotations
 from twinbench import report
 from twinbench.evaluate import Evaluation
 
-OWN_RUN_HINT = "score your own run: twinbench score --adapter bfcl --results path/to/result"
+def own_run_hint(adapter: str) -> str:
+    return f"score your own run: twinbench score --adapter {adapter} --results path/to/result"
 
 
 def _r(value):
@@ -27,7 +28,7 @@ def _coverage_text(record: dict) -> str:
 def _official_text(record: dict) -> str:
     off = record.get("official")
     if off is None:
-        return "no score files"
+        return "none"
     ask, base = off.get("ask_items"), off.get("base_twins")
     return f"{'-' if ask is None else f'{ask:.1f}'} / {'-' if base is None else f'{base:.1f}'}"
 
@@ -99,7 +100,7 @@ def _notes(summary: dict) -> list[str]:
     if summary.get("embedded_default"):
         lines.append("these are the built-in reference policies (expected decision: oracle 100, always-act 50, "
                      "never-act 50)")
-        lines.append(OWN_RUN_HINT)
+        lines.append(own_run_hint(summary.get("adapter", "bfcl")))
     return lines
 
 
@@ -107,22 +108,22 @@ def render_score(summary: dict, fmt: str) -> str:
     if fmt == "json":
         return report.json_text(summary)
     if fmt == "csv":
-        headers = ["model", "pairs", "population", "act", "hold", "decision", "decision_low", "decision_high",
-                   "hold_credited", "decision_credited", "pair", "decision_miss_func", "decision_miss_param",
-                   "official_ask_items", "official_base_twins", "rank1_decision", "release"]
+        cats = sorted({c for r in summary["models"] for c in (r.get("by_category") or {})})
+        headers = (["model", "pairs", "population", "act", "hold", "decision", "decision_low", "decision_high",
+                    "hold_credited", "decision_credited", "pair"] + [f"decision_{c}" for c in cats]
+                   + ["official_ask_items", "official_base_twins", "rank1_decision", "release"])
         rows = []
         for r in summary["models"]:
             ci = (r.get("ci") or {}).get("decision") or [None, None]
-            cats = r.get("by_category") or {}
+            by_cat = r.get("by_category") or {}
             off = r.get("official") or {}
             rows.append([r["model"], r.get("pairs"), r.get("population"), _r(r.get("act")), _r(r.get("hold")),
                          _r(r.get("decision")), _r(ci[0]), _r(ci[1]), _r(r.get("hold_credited")),
-                         _r(r.get("decision_credited")), _r(r.get("pair")),
-                         _r((cats.get("miss_func") or {}).get("decision")),
-                         _r((cats.get("miss_param") or {}).get("decision")),
-                         _r(off.get("ask_items")), _r(off.get("base_twins")),
-                         _r(100 * r["rank1"]["decision"]) if r.get("rank1") else None,
-                         (r.get("data") or {}).get("release")])
+                         _r(r.get("decision_credited")), _r(r.get("pair"))]
+                        + [_r((by_cat.get(c) or {}).get("decision")) for c in cats]
+                        + [_r(off.get("ask_items")), _r(off.get("base_twins")),
+                           _r(100 * r["rank1"]["decision"]) if r.get("rank1") else None,
+                           (r.get("data") or {}).get("release")])
         return report.csv_text(headers, rows)
     blocks = []
     for label, models in _groups(summary):
@@ -194,7 +195,7 @@ def render_compare(summary: dict, fmt: str) -> str:
                      f"B={boot['resamples']}, seed {boot['seed']}")
     for m in summary["models"]:
         if m.get("official") is None:
-            notes.append(f"{m['model']}: no score files in both arms, so no official change")
+            notes.append(f"{m['model']}: no official verdicts (score files) in both arms, so no official change")
         if m.get("pairs_unscored_in_either_arm"):
             notes.append(f"{m['model']}: {m['pairs_unscored_in_either_arm']} of {m['population']} pairs unscored in "
                          "at least one arm (missing or error entries)")

@@ -26,6 +26,8 @@ from typing import Any
 
 import attrs
 
+from twinbench.errors import TwinbenchError
+
 __all__ = [
     "CATEGORIES",
     "DEFAULT_CATEGORIES",
@@ -53,7 +55,7 @@ _PRUNED_DIRS = frozenset({"__pycache__", "node_modules", "site-packages"})
 _EXAMPLES = 5  # how many example ids a summary warning names
 
 
-class ResultsError(Exception):
+class ResultsError(TwinbenchError):
     """A fatal problem with the user's result files. One clear message, no traceback."""
 
 
