@@ -77,6 +77,11 @@ def read(run: RunRef, item_ids: Iterable[str], items: Mapping[str, Item], datase
         except results.ResultsError as exc:
             raise AdapterError(str(exc)) from exc
         warnings.extend(f"{run.model}: {w}" for w in rf.warnings)
+        needed = {i for i in wanted if i.startswith(f"multi_turn_{category}_")}
+        absent = needed - set(rf.entries)
+        if absent:
+            warnings.append(f"{run.model}: {len(absent)} of the {len(needed)} {category} items the pairs need are "
+                            f"not in {path.name} (a partial run?); their pairs are unscored and counted in the coverage")
         for entry in rf.entries.values():
             if entry.turns is None:
                 errors += 1
