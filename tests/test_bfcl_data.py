@@ -157,3 +157,18 @@ def test_csv_lists_every_should_ask_item(tmp_path, bfcl_adapter):
     assert main(["pairs", "--format", "csv", "--output", str(out)]) == 0
     lines = out.read_text().splitlines()
     assert len(lines) == 401
+
+
+def test_older_release_labels_are_checked_against_its_own_code(bfcl_v3_adapter):
+    effects = bfcl_v3_adapter.effects()
+    offered = bfcl_v3_adapter.function_owners()
+    assert sorted(f.name for f in effects.functions) == sorted(offered)
+    derived = {f.name: f for f in effects.functions if f.origin == "source"}
+    # 2025.8.5 offers three TradingBot functions the 2026 table does not know; each writes public state
+    assert sorted(derived) == ["make_transaction", "update_market_status", "update_stock_price"]
+    assert all(f.label.value == "mutate" and "derived" in f.reason for f in derived.values())
+    notes = bfcl_v3_adapter.effect_notes()
+    disagreements = compare_with_source(effects, bfcl_v3_adapter.source_verdicts())
+    unjustified = [f.name for f, _ in disagreements if "analyzer_disagrees" not in notes.get(f.name, {})]
+    assert unjustified == []
+    assert sorted(f.name for f, _ in disagreements) == ["get_credit_card_balance", "retrieve_invoice"]

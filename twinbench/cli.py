@@ -260,6 +260,7 @@ def cmd_functions(args: argparse.Namespace, adapter_cls: type[Adapter]) -> int:
             "class": owners.get(fn.name, fn.owner),
             "label": fn.label.value,
             "reason": fn.reason,
+            "label_source": "source analyzer" if fn.origin == "source" else "table",
             "per_call_rule": (f"{rule.with_argument.value} with {rule.argument}= or positional argument "
                               f"{rule.position}, else {rule.without_argument.value}") if rule else None,
             "source_writes": verdict.writes if verdict else None,
@@ -275,11 +276,14 @@ def cmd_functions(args: argparse.Namespace, adapter_cls: type[Adapter]) -> int:
                             [[r["class"], r["name"], r["label"], r["reason"]] for r in records])
         counts = effects.counts()
         summary = f"{len(records)} functions: " + ", ".join(f"{v} {k}" for k, v in counts.items())
+        derived = [r["name"] for r in records if r["label_source"] != "table"]
+        if derived:
+            summary += f"; {len(derived)} not in the table, labelled by the source analyzer ({', '.join(derived)})"
         if verdicts:
             disagree = [r for r in records if r["source_writes"] is not None
                         and r["source_writes"] != (r["label"] in ("mutate", "login"))]
             summary += f"; the source analyzer disagrees on {len(disagree)}" + (
-                f" ({', '.join(r['name'] for r in disagree)})" if disagree else "")
+                f" ({', '.join(r['name'] for r in disagree)}; see each one's analyzer_disagrees note)" if disagree else "")
         text = body + "\n\n" + summary
     report.emit(text, args.output)
     return 0

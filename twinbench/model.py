@@ -171,3 +171,4 @@ class FunctionEffect:
     owner: str
     label: Effect
     reason: str
+    origin: str = "table"  # "table" (hand-made, with its reason) or "source" (derived from the code)

@@ -13,7 +13,7 @@ import yaml
 from twinbench.adapter import Adapter, AdapterError, RunLoad, RunRef, RunSearch
 from twinbench.curation import CompoundTurn, Curation
 from twinbench.effects import EffectClassifier, SourceVerdict, analyze_source, load_effect_table
-from twinbench.model import Item, Side
+from twinbench.model import Effect, FunctionEffect, Item, Side
 
 from . import dataset, runs
 from .release import DEFAULT_RELEASE, LAST_V3_RELEASE, ReleaseData, locate
@@ -112,14 +112,37 @@ class BFCLAdapter(Adapter):
     def _effect_table(self) -> tuple[EffectClassifier, dict[str, dict[str, str]]]:
         return load_effect_table(_data_file("effects.yaml"))
 
+    @functools.cached_property
+    def _effects(self) -> EffectClassifier:
+        """The table's labels for the functions this release offers.
+
+        A function the release offers but the table (written for 2026.3.23) lacks gets the
+        source analyzer's label, derived from this release's own code, and says so.
+        """
+        table = self._effect_table[0]
+        verdicts = self.source_verdicts()
+        functions = []
+        for cls, names in self.data.tools_by_class.items():
+            for name in names:
+                entry = table.function(name)
+                if entry is not None:
+                    functions.append(entry)
+                    continue
+                verdict = verdicts[name]
+                functions.append(FunctionEffect(
+                    name=name, owner=cls, label=Effect.MUTATE if verdict.writes else Effect.READ, origin="source",
+                    reason=f"not in effects.yaml; derived from this release's code: {verdict.evidence}",
+                ))
+        return EffectClassifier(functions=tuple(functions), rules=table.rules)
+
     def effects(self) -> EffectClassifier:
-        return self._effect_table[0]
+        return self._effects
 
     def effect_notes(self) -> dict[str, dict[str, str]]:
         return self._effect_table[1]
 
-    def source_verdicts(self) -> dict[str, SourceVerdict]:
-        """The source analyzer's verdict on every offered function, from this release's code."""
+    @functools.cached_property
+    def _source_verdicts(self) -> dict[str, SourceVerdict]:
         out: dict[str, SourceVerdict] = {}
         for cls, names in self.data.tools_by_class.items():
             path = self.data.source_files[cls]
@@ -129,6 +152,10 @@ class BFCLAdapter(Adapter):
                 raise AdapterError(f"cannot read the source of {cls}: {exc}") from exc
             out.update(analyze_source(source, cls, names))
         return out
+
+    def source_verdicts(self) -> dict[str, SourceVerdict]:
+        """The source analyzer's verdict on every offered function, from this release's code."""
+        return self._source_verdicts
 
     def function_owners(self) -> dict[str, str]:
         return {name: cls for cls, names in self.data.tools_by_class.items() for name in names}
