@@ -154,6 +154,8 @@ def summarize(evaluation: Evaluation, options: ScoreOptions = ScoreOptions(), n_
         decisions = [d for mr in group for d in mr.decisions]
         scores = score_models(decisions, options, manifest.categories)
         samples = _bootstrap(group, manifest, options, n_boot, seed) if n_boot > 0 else None
+        shares = ({metric: stats.rank1_shares(samples[metric]) for metric in ("decision", "decision_credited")}
+                  if samples is not None else {})
         group_records: list[dict] = []
         for m, model_run in enumerate(group):
             record = dict(scores.get(model_run.run.model) or {"model": model_run.run.model, "pairs": 0})
@@ -168,12 +170,8 @@ def summarize(evaluation: Evaluation, options: ScoreOptions = ScoreOptions(), n_
                     low, high = stats.percentile_interval(samples[metric][:, m])
                     ci[metric] = [None if np.isnan(low) else float(low), None if np.isnan(high) else float(high)]
                 record["ci"] = ci
-                if len(group) > 1:
-                    record["rank1"] = {
-                        metric: float(stats.rank1_shares(samples[metric])[m])
-                        for metric in ("decision", "decision_credited")
-                    }
-                    record["rank1_among"] = len(group)
+                record["rank1"] = {metric: float(shares[metric][m]) for metric in shares}
+                record["rank1_among"] = len(group)
             record["official"] = _official(model_run, options)
             group_records.append(record)
         # ranks and their agreement only among models scored on the same pairs
