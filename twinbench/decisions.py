@@ -42,7 +42,7 @@ class PairDecision:
     calls_on_base: tuple[str, ...] = ()
     calls_on_ask: tuple[str, ...] = ()
     attempts_on_ask: tuple[str, ...] = ()
-    base_ended_early: bool = False
+    act_ended_early: bool = False
     ask_ended_early: bool = False
     same_history: bool | None = None
     missing_detail: str | None = None  # the stored error message(s), when there are any
@@ -97,10 +97,10 @@ def decide(
             certification=pair.certification.status,
             compound=pair.certification.compound,
         )
-        problems = [f"{side}: {why}" for side, why in (("base", _unavailable(act_roll)), ("ask", _unavailable(ask_roll)))
+        problems = [f"{side}: {why}" for side, why in (("act", _unavailable(act_roll)), ("ask", _unavailable(ask_roll)))
                     if why]
         if problems:
-            details = [f"{side}: {r.error.strip()[:200]}" for side, r in (("base", act_roll), ("ask", ask_roll))
+            details = [f"{side}: {r.error.strip()[:200]}" for side, r in (("act", act_roll), ("ask", ask_roll))
                        if r is not None and r.turns is None and r.error]
             out.append(PairDecision(**common, scored=False, missing="; ".join(problems),
                                     missing_detail=" | ".join(details) or None))
@@ -125,7 +125,7 @@ def decide(
                 calls_on_base=tuple(c.short_name for c in base_calls),
                 calls_on_ask=tuple(c.short_name for c in ask_calls),
                 attempts_on_ask=tuple(c.short_name for c in ask_attempts),
-                base_ended_early=act_roll.ended_before(pair.act_anchor_turn),
+                act_ended_early=act_roll.ended_before(pair.act_anchor_turn),
                 ask_ended_early=ask_roll.ended_before(pair.anchor_turn),
                 same_history=_history(act_roll, pair.act_anchor_turn, act_item)
                 == _history(ask_roll, pair.anchor_turn, ask_item),

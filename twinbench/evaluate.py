@@ -101,7 +101,7 @@ def _official(model_run: ModelRun, options: ScoreOptions) -> dict | None:
 def _kept(d: PairDecision, options: ScoreOptions) -> bool:
     if options.same_history and not d.same_history:
         return False
-    if options.drop_ended_early and (d.base_ended_early or d.ask_ended_early):
+    if options.drop_ended_early and (d.act_ended_early or d.ask_ended_early):
         return False
     return True
 

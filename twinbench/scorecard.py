@@ -80,8 +80,8 @@ def _notes(summary: dict) -> list[str]:
     for r in summary["models"]:
         cov = r.get("coverage") or {}
         parts = [f"{n} unscored ({why})" for why, n in (cov.get("unscored") or {}).items()]
-        if cov.get("base_ended_before_anchor") or cov.get("ask_ended_before_anchor"):
-            parts.append(f"ended before the anchor: {cov.get('base_ended_before_anchor', 0)} should-act, "
+        if cov.get("act_ended_before_anchor") or cov.get("ask_ended_before_anchor"):
+            parts.append(f"ended before the anchor: {cov.get('act_ended_before_anchor', 0)} should-act, "
                          f"{cov.get('ask_ended_before_anchor', 0)} should-ask (counted as no call)")
         for key in ("dropped_different_history", "dropped_ended_early"):
             if cov.get(key):

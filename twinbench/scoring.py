@@ -33,11 +33,11 @@ def decisions_frame(decisions: Sequence[PairDecision]) -> pl.DataFrame:
         "model": pl.Utf8, "ask_id": pl.Utf8, "act_id": pl.Utf8, "category": pl.Utf8,
         "anchor_turn": pl.Int64, "act_anchor_turn": pl.Int64, "compound": pl.Boolean, "scored": pl.Boolean,
         "missing": pl.Utf8, "acted": pl.Boolean, "held": pl.Boolean, "held_credited": pl.Boolean,
-        "base_ended_early": pl.Boolean, "ask_ended_early": pl.Boolean, "same_history": pl.Boolean,
+        "act_ended_early": pl.Boolean, "ask_ended_early": pl.Boolean, "same_history": pl.Boolean,
     }
     rows = [
         (d.model, d.ask_id, d.act_id, d.category, d.anchor_turn, d.act_anchor_turn, d.compound, d.scored, d.missing,
-         d.acted_on_base, d.held_back, d.held_back_credited, d.base_ended_early, d.ask_ended_early, d.same_history)
+         d.acted_on_base, d.held_back, d.held_back_credited, d.act_ended_early, d.ask_ended_early, d.same_history)
         for d in decisions
     ]
     return pl.DataFrame(rows, schema=schema, orient="row")
@@ -49,7 +49,7 @@ def included(frame: pl.DataFrame, options: ScoreOptions) -> pl.Expr:
     if options.same_history:
         expr = expr & pl.col("same_history").fill_null(False)
     if options.drop_ended_early:
-        expr = expr & ~(pl.col("base_ended_early") | pl.col("ask_ended_early")).fill_null(False)
+        expr = expr & ~(pl.col("act_ended_early") | pl.col("ask_ended_early")).fill_null(False)
     return expr
 
 
@@ -123,11 +123,11 @@ def coverage(rows: pl.DataFrame, options: ScoreOptions) -> dict:
         "population": total,
         "scored": int(rows["included"].sum()) if "included" in rows.columns else scored.height,
         "unscored": dict(sorted(reasons.items())),
-        "base_ended_before_anchor": int(scored["base_ended_early"].sum()),
+        "act_ended_before_anchor": int(scored["act_ended_early"].sum()),
         "ask_ended_before_anchor": int(scored["ask_ended_early"].sum()),
     }
     if options.same_history:
         out["dropped_different_history"] = int((~scored["same_history"].fill_null(False)).sum())
     if options.drop_ended_early:
-        out["dropped_ended_early"] = int((scored["base_ended_early"] | scored["ask_ended_early"]).sum())
+        out["dropped_ended_early"] = int((scored["act_ended_early"] | scored["ask_ended_early"]).sum())
     return out
