@@ -227,12 +227,20 @@ def test_native_records(value: object, expected: list[Call]) -> None:
     assert parse_native_records(value) == expected
 
 
+def test_native_record_with_several_keys_is_several_calls() -> None:
+    # BFCL's own decoder walks every key of a record, so a merged record holds several calls
+    assert parse_native_records([{"cd": {"folder": "x"}, "ls": "{}"}]) == [
+        Call("cd", (), (("folder", "x"),)),
+        Call("ls"),
+    ]
+
+
 @pytest.mark.parametrize(
     "value",
     [
         {"engineState": "running"},
         [{"engineState": "running"}],
-        {"cd": {"folder": "x"}, "ls": {}},
+        {"cd": {"folder": "x"}, "engineState": "running"},  # one key is not a call: a state dump
         [{"cd": '{"folder": "x"', "ls": "{}"}],
         [{"cd": "not json"}],
         [{"cd": "[1]"}],

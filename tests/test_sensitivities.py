@@ -50,7 +50,9 @@ def test_intervals_and_rank1_in_every_format(capsys, bfcl_adapter, gpt_oss):
         for metric in ("act", "hold", "decision", "decision_credited"):
             low, high = m["ci"][metric]
             assert low <= m[metric] <= high
-        assert m["rank1_among"] == 2
+        assert m["ranking"]["among"] == 2
+        # ranks compare the two models on the pairs both of them cover
+        assert m["ranking"]["pairs"] <= min(x["pairs"] for x in out["models"])
     for fmt, needle in (("table", "rank-1"), ("markdown", "| rank-1 |"), ("csv", "decision_low")):
         assert main(["score", "--results", gpt_oss, "--format", fmt, "--bootstrap", "300"]) == 0
         assert needle in capsys.readouterr().out

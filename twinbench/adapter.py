@@ -82,6 +82,8 @@ class RunLoad:
     rollouts: Mapping[str, Rollout]
     warnings: tuple[str, ...] = ()
     notes: Mapping[str, object] = attrs.field(factory=dict)
+    #: the leaderboard's own pass/fail per item, when the reader found it alongside the outputs
+    official: Mapping[str, bool] | None = None
 
 
 @attrs.frozen
@@ -181,9 +183,10 @@ class Adapter(abc.ABC):
         """The leaderboard's own pass (True) or fail (False) per item id, when available.
 
         ``load`` is what :meth:`read_rollouts` returned for the run, so an adapter need not
-        read the outputs twice.
+        read the outputs twice; the default returns ``load.official``. Items without a
+        verdict are left out of the official rates, never counted as passes.
         """
-        return None
+        return load.official
 
     def write_rollouts(
         self, directory: Path, model: str, rollouts: Mapping[str, Sequence[Sequence[Sequence[Call]]]]

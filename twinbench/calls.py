@@ -317,23 +317,33 @@ def parse_json_calls(value: Any) -> list[Call]:
 # --------------------------------------------------------------------------- native records
 
 
-def _native_record(record: Any) -> Call | None:
-    """A call from ``{"fn": {...} | "<json object>" | ""}``; ``None`` otherwise."""
-    if not isinstance(record, Mapping) or len(record) != 1:
-        return None
-    ((name, raw),) = record.items()
-    if not _is_name(name) or name in _RESERVED_KEYS:
-        return None
-    arguments = _decode_arguments(raw)
-    return None if arguments is None else call_from_mapping(name, arguments)
+def _native_record(record: Any) -> list[Call]:
+    """Calls from ``{"fn": {...} | "<json object>" | ""}``; ``[]`` otherwise.
+
+    A record with several keys is several calls (a harness may merge them into one
+    dict), but only when every key is a function name with object arguments: one key
+    that is not makes the whole record something else (a state dump, a schema).
+    """
+    if not isinstance(record, Mapping) or not record:
+        return []
+    calls = []
+    for name, raw in record.items():
+        if not _is_name(name) or name in _RESERVED_KEYS:
+            return []
+        arguments = _decode_arguments(raw)
+        if arguments is None:
+            return []
+        calls.append(call_from_mapping(name, arguments))
+    return calls
 
 
 def parse_native_records(value: Any) -> list[Call]:
     """Calls from native function-calling records ``[{"fn": "{\\"a\\": 1}"}]``; ``[]`` otherwise.
 
-    Accepts a list of single-key dicts, one such dict, or a JSON string of either.
-    Records that are not calls (several keys, a non-object value, a key of a JSON
-    call shape such as ``name`` or ``function``) are skipped.
+    Accepts a list of dicts, one such dict, or a JSON string of either. Each key of a
+    record is a function name and its value the arguments. Records that are not calls
+    (a non-object value, a key of a JSON call shape such as ``name`` or ``function``)
+    are skipped.
     """
     try:
         decoded = _decode_json_text(value)
@@ -343,7 +353,7 @@ def parse_native_records(value: Any) -> list[Call]:
             records = decoded
         else:
             return []
-        return [call for call in map(_native_record, records) if call is not None]
+        return [call for record in records for call in _native_record(record)]
     except Exception:
         return []
 

@@ -131,8 +131,7 @@ def cmd_score(args: argparse.Namespace, adapter_cls: type[Adapter]) -> int:
     from twinbench.evaluate import evaluate, policy_runs, summarize
     from twinbench.scorecard import per_item_csv, render_score
 
-    if args.bootstrap < 0:
-        raise UsageError("--bootstrap must be 0 (no intervals) or a positive number of resamples")
+    _check_statistics(args)
     adapter = adapter_cls.from_args(args)
     options = _discovery_options(args)
     with tempfile.TemporaryDirectory(prefix="twinbench-policies-") as tmp:
@@ -145,9 +144,14 @@ def cmd_score(args: argparse.Namespace, adapter_cls: type[Adapter]) -> int:
         else:
             if args.model or args.scores:
                 raise UsageError("--model and --scores need --results DIR")
-            runs, skipped, warnings, embedded = policy_runs(adapter, Path(tmp), options), (), (), True
-        evaluation = evaluate(adapter, runs, options, skipped, warnings)
-        summary = summarize(evaluation, _score_options(args), args.bootstrap, args.seed)
+            from twinbench.discovery import discover_for
+            from twinbench.evaluate import population_key
+
+            manifests = {population_key(adapter): discover_for(adapter, options)}
+            runs = policy_runs(adapter, Path(tmp), next(iter(manifests.values())))
+            skipped, warnings, embedded = (), (), True
+        evaluation = evaluate(adapter, runs, options, skipped, warnings, manifests if embedded else None)
+        summary = summarize(evaluation, _score_options(args), args.bootstrap, args.seed, options)
     summary["embedded_default"] = embedded
     summary["adapter"] = adapter.name
     for line in summary["warnings"]:
@@ -189,8 +193,7 @@ def cmd_compare(args: argparse.Namespace, adapter_cls: type[Adapter]) -> int:
     from twinbench.compare import compare_arms
     from twinbench.scorecard import render_compare
 
-    if args.bootstrap < 0:
-        raise UsageError("--bootstrap must be 0 (no interval) or a positive number of resamples")
+    _check_statistics(args)
     adapter = adapter_cls.from_args(args)
     base = adapter.find_runs([Path(args.baseline)], (), args.baseline_scores)
     treat = adapter.find_runs([Path(args.treatment)], (), args.treatment_scores)
@@ -199,15 +202,22 @@ def cmd_compare(args: argparse.Namespace, adapter_cls: type[Adapter]) -> int:
             raise UsageError(f"no complete run in the {name} tree {folder}" + _skipped_text(search.skipped))
     arms = _match_arms(base.runs, treat.runs, args.model)
     options = _discovery_options(args)
-    results = [compare_arms(adapter, b, t, options, args.bootstrap, args.seed) for b, t in arms]
+    manifests: dict = {}
+    results = [compare_arms(adapter, b, t, options, args.bootstrap, args.seed, manifests) for b, t in arms]
+    paired = {b.model for b, _ in arms} | {t.model for _, t in arms}
+    unpaired = sorted({r.model for r in (*base.runs, *treat.runs)} - paired)
     summary = {
         "models": results,
         "options": {"count_login": options.count_login, "uncertified": options.uncertified,
                     "all_pairs": options.all_pairs},
         "bootstrap": {"resamples": args.bootstrap, "seed": args.seed, "cluster": "should-act twin",
                       "interval": "95% percentile, paired (shared resamples)"},
-        "warnings": list(base.warnings) + list(treat.warnings),
+        "warnings": list(dict.fromkeys([*base.warnings, *treat.warnings,
+                                        *(w for r in results for w in r.pop("warnings"))])),
+        "unpaired_models": unpaired,
     }
+    if unpaired:
+        summary["warnings"].append(f"not compared (in one tree only): {', '.join(unpaired)}")
     for line in summary["warnings"]:
         print(f"twinbench: {line}", file=sys.stderr)
     report.emit(render_compare(summary, args.format), args.output)
@@ -265,15 +275,20 @@ def cmd_functions(args: argparse.Namespace, adapter_cls: type[Adapter]) -> int:
                               f"{rule.position}, else {rule.without_argument.value}") if rule else None,
             "source_writes": verdict.writes if verdict else None,
             "source_evidence": verdict.evidence if verdict else None,
+            "notes": dict(fn.notes),
         })
     if args.format == "json":
         text = report.json_text(records)
     elif args.format == "csv":
-        keys = list(records[0]) if records else ["name"]
-        text = report.csv_text(keys, [[r[k] for k in keys] for r in records])
+        keys = [k for k in records[0] if k != "notes"] if records else ["name"]
+        text = report.csv_text(keys + ["notes"], [[r[k] for k in keys] + ["; ".join(f"{k}: {v}" for k, v in
+                                                                               r["notes"].items())]
+                                                  for r in records])
     else:
         body = report.table(["class", "name", "label", "reason"],
-                            [[r["class"], r["name"], r["label"], r["reason"]] for r in records])
+                            [[r["class"], r["name"], r["label"],
+                              r["reason"] + "".join(f" [{k}: {v}]" for k, v in r["notes"].items()
+                                                    if k == "analyzer_disagrees")] for r in records])
         counts = effects.counts()
         summary = f"{len(records)} functions: " + ", ".join(f"{v} {k}" for k, v in counts.items())
         derived = [r["name"] for r in records if r["label_source"] != "table"]
@@ -283,7 +298,8 @@ def cmd_functions(args: argparse.Namespace, adapter_cls: type[Adapter]) -> int:
             disagree = [r for r in records if r["source_writes"] is not None
                         and r["source_writes"] != (r["label"] in ("mutate", "login"))]
             summary += f"; the source analyzer disagrees on {len(disagree)}" + (
-                f" ({', '.join(r['name'] for r in disagree)}; see each one's analyzer_disagrees note)" if disagree else "")
+                f" ({', '.join(r['name'] for r in disagree)}; each one's analyzer_disagrees note says why)"
+                if disagree else "")
         text = body + "\n\n" + summary
     report.emit(text, args.output)
     return 0
@@ -309,6 +325,16 @@ def _population(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--count-login", action="store_true", help="count login/logout calls as world-changing")
     group.add_argument("--uncertified", action="store_true", help="keep the pairs curation marks as construction errors")
     group.add_argument("--all-pairs", action="store_true", help="score every content-verified pair, read-only ones too")
+
+
+MAX_BOOTSTRAP = 100_000
+
+
+def _check_statistics(args: argparse.Namespace) -> None:
+    if not 0 <= args.bootstrap <= MAX_BOOTSTRAP:
+        raise UsageError(f"--bootstrap must be between 0 (no intervals) and {MAX_BOOTSTRAP}")
+    if args.seed < 0:
+        raise UsageError("--seed must be a non-negative integer")
 
 
 def _statistics(parser: argparse.ArgumentParser, what: str) -> argparse._ArgumentGroup:
@@ -426,14 +452,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return int(args.func(args, adapter_cls) or 0)
+    except BrokenPipeError:  # the reader went away (e.g. `| head`): not an error
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except (TwinbenchError, OSError) as exc:
         print(f"twinbench: error: {exc}", file=sys.stderr)
+        return 2
+    except MemoryError:
+        print("twinbench: error: out of memory (is --bootstrap very large?)", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("twinbench: interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:
-        return 0
 
 
 if __name__ == "__main__":  # pragma: no cover

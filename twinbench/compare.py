@@ -50,7 +50,7 @@ def _change(base: float | None, treat: float | None) -> float | None:
     return None if base is None or treat is None else treat - base
 
 
-def _unique_anchor_items(adapter: Adapter, manifest: Manifest) -> list[tuple[Item, int, tuple[str, ...]]]:
+def _unique_anchor_items(adapter: Adapter) -> list[tuple[Item, int, tuple[str, ...]]]:
     """Should-ask items with one anchor, minus curation's bad keys and construction errors."""
     curation = adapter.curation()
     excluded: set[str] = set()
@@ -72,9 +72,8 @@ def _unique_anchor_items(adapter: Adapter, manifest: Manifest) -> list[tuple[Ite
 
 def _arm(adapter: Adapter, run: RunRef, manifest: Manifest, ask_items, options: DiscoveryOptions) -> Arm:
     pairs = manifest.scored
-    ids = {p.ask_id for p in pairs} | {p.act_id for p in pairs} | {i.id for i, _, _ in ask_items}
-    ids |= {item.id for item in adapter.items()}  # official raw is over every item of the categories
-    load = adapter.read_rollouts(run, sorted(ids))
+    # every item: the pairs, the should-ask attempt shares, and official raw over whole categories
+    load = adapter.read_rollouts(run, sorted(item.id for item in adapter.items()))
     items = {item.id: item for item in adapter.items()}
     decisions = {d.ask_id: d for d in decide(run.model, pairs, items, load.rollouts, adapter.effects(),
                                              options.count_login)}
@@ -85,15 +84,21 @@ def _arm(adapter: Adapter, run: RunRef, manifest: Manifest, ask_items, options: 
 
 
 def compare_arms(adapter: Adapter, baseline: RunRef, treatment: RunRef, options: DiscoveryOptions = DiscoveryOptions(),
-                 n_boot: int = DEFAULT_BOOTSTRAP, seed: int = DEFAULT_SEED) -> dict:
+                 n_boot: int = DEFAULT_BOOTSTRAP, seed: int = DEFAULT_SEED,
+                 manifests: dict[str, Manifest] | None = None) -> dict:
+    """The paired comparison of two arms; ``manifests`` caches discovery by population across calls."""
     scorer_b, scorer_t = adapter.for_run(baseline), adapter.for_run(treatment)
-    if population_key(scorer_b) != population_key(scorer_t):
+    key = population_key(scorer_b)
+    if key != population_key(scorer_t):
         raise AdapterError(
             f"the baseline ({baseline.location}) and the treatment ({treatment.location}) were made on different "
             "data releases; a paired comparison needs the same items"
         )
-    manifest = discover_for(scorer_b, options)
-    ask_items = _unique_anchor_items(scorer_b, manifest)
+    manifests = {} if manifests is None else manifests
+    if key not in manifests:
+        manifests[key] = discover_for(scorer_b, options)
+    manifest = manifests[key]
+    ask_items = _unique_anchor_items(scorer_b)
     arm_b = _arm(scorer_b, baseline, manifest, ask_items, options)
     arm_t = _arm(scorer_b, treatment, manifest, ask_items, options)
 
@@ -129,6 +134,7 @@ def compare_arms(adapter: Adapter, baseline: RunRef, treatment: RunRef, options:
     out["mcnemar"] = {"act": _discordant(list(act_units.values())), "hold": _discordant(hold_units)}
     out["mcnemar"]["act"]["unit"] = "distinct should-act anchor turn"
     out["mcnemar"]["hold"]["unit"] = "pair"
+    out["warnings"] = list(dict.fromkeys([*scorer_b.data_warnings()]))
     if common and n_boot > 0:
         out["decision"]["ci_change"] = _paired_interval(common, db, dt, n_boot, seed)
     out["ask_attempt_share"] = _attempt_shares(ask_items, arm_b.attempts, arm_t.attempts)

@@ -29,7 +29,7 @@ from collections.abc import Mapping, Sequence
 import attrs
 import networkx as nx
 
-from twinbench.adapter import Adapter
+from twinbench.adapter import Adapter, AdapterError
 from twinbench.curation import Curation
 from twinbench.effects import EffectClassifier
 from twinbench.model import UNCERTIFIED, Drop, Effect, Item, Pair, Perturbation, Side
@@ -135,10 +135,13 @@ def funnel_rows(manifest: Manifest) -> list[FunnelRow]:
         rows.append(FunnelRow(f"dropped at {stage}: {reason}", 1, tally(
             d for d in manifest.dropped if d.stage == stage and d.reason.split(":", 1)[0] == reason)))
     rows.append(FunnelRow("content-verified pairs", 0, counts["content_verified_by_category"]))
-    rows.append(FunnelRow("read-only or login-only (excluded)", 1, counts["read_only_by_category"]))
+    rows.append(FunnelRow("read-only or login-only" + (" (scored: --all-pairs)" if manifest.options.all_pairs
+                                                        else " (excluded)"), 1, counts["read_only_by_category"]))
     rows.append(FunnelRow("decision-bearing candidates", 0, counts["candidates_by_category"]))
-    rows.append(FunnelRow("construction errors (excluded)", 1, tally(
-        p for p in manifest.pairs if p.status == "excluded" and p.certification.status == "construction_error")))
+    kept = manifest.options.all_pairs or manifest.options.uncertified
+    rows.append(FunnelRow("construction errors" + (" (scored)" if kept else " (excluded)"), 1, tally(
+        p for p in manifest.pairs if p.certification.status == "construction_error"
+        and (p.decision_bearing == "mutate" or manifest.options.count_login))))
     rows.append(FunnelRow("scored pairs", 0, counts["scored_by_category"]))
     rows.append(FunnelRow("of which compound turns", 1, tally(p for p in manifest.scored if p.certification.compound)))
     return rows
@@ -165,6 +168,8 @@ def locate_anchors(item: Item) -> list[int]:
 def _aligned_turns(ask: Item, act: Item, anchor: int) -> list[tuple[int, int]] | None:
     """Pairs of (ask turn, act turn) that must match, or None when no alignment exists."""
     n_ask, n_act = len(ask.turns), len(act.turns)
+    if anchor >= n_act:  # the should-act item has no turn at the anchor's index
+        return None
     if n_ask == n_act + 1:  # the anchor was inserted; later turns shift by one
         return [(i, i) for i in range(anchor)] + [(i, i - 1) for i in range(anchor + 1, n_ask)]
     if n_ask == n_act:  # the anchor replaces the should-act turn
@@ -180,7 +185,8 @@ def _verify(ask: Item, act: Item, anchor: int) -> tuple[str, str] | None:
     """Why this candidate is not the twin (stage, reason), or None when it verifies."""
     alignment = _aligned_turns(ask, act, anchor)
     if alignment is None:
-        return ("pairing", f"shape mismatch: {act.id} has {len(act.turns)} turns, {ask.id} has {len(ask.turns)}")
+        return ("pairing", f"shape mismatch: {act.id} has {len(act.turns)} turns, {ask.id} has {len(ask.turns)} "
+                           f"with the anchor at turn {anchor}")
     ask_counts = _call_counts(ask, [a for a, _ in alignment])
     act_counts = _call_counts(act, [b for _, b in alignment])
     if len(ask.turns) == len(act.turns) and act.turns[anchor].reference_is_empty:
@@ -233,6 +239,10 @@ def discover(
 ) -> Manifest:
     """Run the funnel over every should-ask item."""
     by_id = {item.id: item for item in items}
+    if len(by_id) != len(items):
+        seen: set[str] = set()
+        twice = sorted({i.id for i in items if i.id in seen or seen.add(i.id)})
+        raise AdapterError(f"item ids must be unique; seen more than once: {', '.join(twice[:5])}")
     applies = curation is not None and curation.applies
     ask_items = [item for item in items if item.side is Side.ASK]
     categories = tuple(dict.fromkeys(item.category for item in ask_items))

@@ -109,8 +109,9 @@ def load_effect_table(path: Path) -> tuple[EffectClassifier, dict[str, dict[str,
                 label = Effect(entry["label"])
             except (KeyError, TypeError, ValueError) as exc:
                 raise EffectTableError(f"effect table {path}: {owner}.{name} has no valid label") from exc
-            functions.append(FunctionEffect(name=name, owner=owner, label=label, reason=str(entry.get("reason", ""))))
             extra = {k: str(v) for k, v in entry.items() if k not in ("label", "reason")}
+            functions.append(FunctionEffect(name=name, owner=owner, label=label, reason=str(entry.get("reason", "")),
+                                            notes=tuple(sorted(extra.items()))))
             if extra:
                 notes[name] = extra
     rules = []

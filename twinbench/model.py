@@ -62,11 +62,6 @@ class Call:
             return self.args[position]
         return None
 
-    def has_argument(self, keyword: str, position: int | None = None) -> bool:
-        if any(key == keyword for key, _ in self.kwargs):
-            return True
-        return position is not None and position < len(self.args)
-
     def render(self) -> str:
         parts = [repr(a) for a in self.args] + [f"{k}={v!r}" for k, v in self.kwargs]
         return f"{self.name}({', '.join(parts)})"
@@ -99,9 +94,6 @@ class Item:
     category: str
     side: Side
     turns: tuple[Turn, ...]
-
-    def turn(self, index: int) -> Turn:
-        return self.turns[index]
 
 
 @attrs.frozen
@@ -172,3 +164,4 @@ class FunctionEffect:
     label: Effect
     reason: str
     origin: str = "table"  # "table" (hand-made, with its reason) or "source" (derived from the code)
+    notes: tuple[tuple[str, str], ...] = ()  # e.g. ("analyzer_disagrees", why the table differs from the code)

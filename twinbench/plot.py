@@ -28,19 +28,37 @@ class PlotError(TwinbenchError):
     """The score file cannot be drawn as asked."""
 
 
+def _number(value: object, what: str) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise PlotError(f"{what} is {value!r}, not a number: is this the JSON of `twinbench score`?")
+    return float(value)
+
+
 def _points(summary: dict, kind: str) -> list[dict]:
     points = []
-    for record in summary.get("models", []):
+    for n, record in enumerate(summary.get("models", [])):
+        if not isinstance(record, dict) or not isinstance(record.get("model"), str):
+            raise PlotError(f"models[{n}] is not a model record of `twinbench score`")
+        if isinstance(record.get("act"), dict):
+            raise PlotError("this looks like the JSON of `twinbench compare`; plot draws `twinbench score` output")
+        name = record["model"]
+        ci = None
         if kind == "act-vs-hold":
-            x, y = record.get("act"), record.get("hold")
-            ci = None
+            x, y = _number(record.get("act"), f"{name}: act"), _number(record.get("hold"), f"{name}: hold")
         else:
             official = record.get("official") or {}
-            x, y = official.get("ask_items"), record.get("decision")
-            ci = (record.get("ci") or {}).get("decision")
+            if not isinstance(official, dict):
+                raise PlotError(f"{name}: official is {official!r}, not a record")
+            x = _number(official.get("ask_items"), f"{name}: official ask_items")
+            y = _number(record.get("decision"), f"{name}: decision")
+            raw = (record.get("ci") or {}).get("decision") if isinstance(record.get("ci"), dict) else None
+            if isinstance(raw, list) and len(raw) == 2 and all(isinstance(v, (int, float)) for v in raw):
+                ci = [float(raw[0]), float(raw[1])]
         if x is None or y is None:
             continue
-        points.append({"label": record["model"], "x": float(x), "y": float(y), "ci": ci})
+        points.append({"label": name, "x": x, "y": y, "ci": ci})
     return points
 
 

@@ -74,9 +74,20 @@ def _notes(summary: dict) -> list[str]:
     if boot.get("resamples"):
         lines.append(f"95% percentile intervals: cluster bootstrap over should-act twins, B={boot['resamples']}, "
                      f"seed {boot['seed']}; rank-1: share of shared resamples in which the model is first on decision")
+    population = [k for k, v in (summary.get("population_options") or {}).items() if v]
+    if population:
+        lines.append("population: " + ", ".join("--" + o.replace("_", "-") for o in population))
     opts = [k for k, v in (summary.get("options") or {}).items() if v]
     if opts:
         lines.append("scoring sensitivities: " + ", ".join("--" + o.replace("_", "-") for o in opts))
+    ranked = {}
+    for r in summary["models"]:
+        ranking = r.get("ranking") or {}
+        if ranking.get("among", 0) > 1:
+            ranked.setdefault((r.get("data") or {}).get("release"), ranking)
+    for release, ranking in ranked.items():
+        lines.append(f"ranks and rank-1 on {release}: the {ranking['pairs']} pairs all {ranking['among']} models "
+                     "there cover (same items for everyone)")
     for r in summary["models"]:
         cov = r.get("coverage") or {}
         parts = [f"{n} unscored ({why})" for why, n in (cov.get("unscored") or {}).items()]
@@ -98,8 +109,12 @@ def _notes(summary: dict) -> list[str]:
     for s in summary.get("skipped") or []:
         lines.append(f"skipped {s['folder']}: {s['reason']}")
     if summary.get("embedded_default"):
-        lines.append("these are the built-in reference policies (expected decision: oracle 100, always-act 50, "
-                     "never-act 50)")
+        if (summary.get("population_options") or {}).get("all_pairs"):
+            lines.append("these are the built-in reference policies; under --all-pairs the read-only pairs have no "
+                         "world-changing reference call, so the oracle cannot act there and is not at 100")
+        else:
+            lines.append("these are the built-in reference policies (expected decision: oracle 100, always-act 50, "
+                         "never-act 50)")
         lines.append(own_run_hint(summary.get("adapter", "bfcl")))
     return lines
 
@@ -177,7 +192,9 @@ def render_compare(summary: dict, fmt: str) -> str:
             rows.append([m["model"], metric, _r(entry["baseline"]), _r(entry["treatment"]),
                          _signed(entry["change"]) + (f" [{ci[0]:+.1f}, {ci[1]:+.1f}]" if ci else ""),
                          mc["b"] if mc else "", mc["c"] if mc else "", _p(mc["p"]) if mc else "",
-                         mc["unit"] if mc else f"{m['pairs']} pairs in both arms"])
+                         {"act": f"rates per pair; b, c per distinct anchor turn ({mc['n'] if mc else 0})",
+                          "hold": f"per pair ({mc['n'] if mc else 0})"}.get(metric,
+                                                                           f"{m['pairs']} pairs in both arms")])
         for cat, e in sorted((m.get("ask_attempt_share") or {}).items()):
             rows.append([m["model"], f"attempt on {cat} anchor", _r(e["baseline"]), _r(e["treatment"]),
                          _signed(e["change"]), e["b"], e["c"], _p(e["p"]), f"{e['compared']} of {e['items']} items"])

@@ -126,8 +126,11 @@ def coverage(rows: pl.DataFrame, options: ScoreOptions) -> dict:
         "act_ended_before_anchor": int(scored["act_ended_early"].sum()),
         "ask_ended_before_anchor": int(scored["ask_ended_early"].sum()),
     }
-    if options.same_history:
-        out["dropped_different_history"] = int((~scored["same_history"].fill_null(False)).sum())
+    # each dropped pair is counted once: ended early first, then a different history among the rest
+    ended = (scored["act_ended_early"] | scored["ask_ended_early"]).fill_null(False)
     if options.drop_ended_early:
-        out["dropped_ended_early"] = int((scored["act_ended_early"] | scored["ask_ended_early"]).sum())
+        out["dropped_ended_early"] = int(ended.sum())
+    if options.same_history:
+        remaining = ~ended if options.drop_ended_early else pl.Series([True] * scored.height)
+        out["dropped_different_history"] = int((remaining & ~scored["same_history"].fill_null(False)).sum())
     return out

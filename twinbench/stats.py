@@ -182,7 +182,7 @@ def bootstrap_decision(
         covered: ``(P, M)`` 0/1, the pair is scored for the model.
         weights: ``(B, P)`` non-negative weights, e.g. from :func:`cluster_weights`.
         hold_credited: optional ``(P, M)`` 0/1, an alternative hold score
-            (e.g. crediting a clarifying question).
+            (the credited reading, e.g. an attempt confined to a compound turn's independent steps).
 
     Returns:
         Dict of ``(B, M)`` float arrays in percent: ``act``, ``hold`` and

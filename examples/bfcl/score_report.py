@@ -24,6 +24,7 @@ from pathlib import Path
 
 from twinbench import registry
 from twinbench.adapter import Adapter, AdapterError
+from twinbench.errors import TwinbenchError
 from twinbench.discovery import DiscoveryOptions, Manifest
 from twinbench.evaluate import DEFAULT_BOOTSTRAP, DEFAULT_SEED, Evaluation, evaluate, summarize
 from twinbench.scorecard import render_score
@@ -33,7 +34,7 @@ PROG = "score_report"
 TITLE = "twinbench report: acting and asking on BFCL multi-turn"
 
 
-class ReportError(Exception):
+class ReportError(TwinbenchError):
     """A mistake in how the script was called; printed as one line."""
 
 
@@ -127,6 +128,8 @@ def build_report(args: argparse.Namespace, adapter_cls: type[Adapter]) -> str:
         raise ReportError(f"{results} is not a folder")
     if args.bootstrap < 0:
         raise ReportError("--bootstrap must be 0 (no intervals) or a positive number of resamples")
+    if args.seed < 0:
+        raise ReportError("--seed must be a non-negative integer")
 
     adapter = adapter_cls.from_args(args)
     search = adapter.find_runs([results], args.model)
@@ -171,7 +174,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             args.output.parent.mkdir(parents=True, exist_ok=True)
             args.output.write_text(text, encoding="utf-8")
             print(f"{PROG}: wrote {args.output}", file=sys.stderr)
-    except (ReportError, AdapterError, OSError) as exc:
+    except (TwinbenchError, OSError) as exc:  # every error a user can cause
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return 2
     return 0

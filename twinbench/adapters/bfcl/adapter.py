@@ -147,10 +147,9 @@ class BFCLAdapter(Adapter):
         for cls, names in self.data.tools_by_class.items():
             path = self.data.source_files[cls]
             try:
-                source = path.read_text(encoding="utf-8")
-            except OSError as exc:
-                raise AdapterError(f"cannot read the source of {cls}: {exc}") from exc
-            out.update(analyze_source(source, cls, names))
+                out.update(analyze_source(path.read_text(encoding="utf-8"), cls, names))
+            except (OSError, UnicodeDecodeError, SyntaxError, ValueError) as exc:
+                raise AdapterError(f"cannot analyse the source of {cls} ({path}): {exc}") from exc
         return out
 
     def source_verdicts(self) -> dict[str, SourceVerdict]:
@@ -182,14 +181,15 @@ class BFCLAdapter(Adapter):
     def read_rollouts(self, run: RunRef, item_ids: Iterable[str]) -> RunLoad:
         return runs.read(run, item_ids, self._items_by_id, self.release.prefix)
 
-    def official_verdicts(self, run: RunRef, load: RunLoad) -> Mapping[str, bool] | None:
-        return runs.official(run, load)
-
     def write_rollouts(self, directory: Path, model: str, rollouts) -> RunRef:
         return runs.write(directory, model, rollouts, dataset.category_of, self.release.prefix)
 
     # -- curation ----------------------------------------------------------------------------
     def curation(self) -> Curation:
+        return self._curation
+
+    @functools.cached_property
+    def _curation(self) -> Curation:
         path = _data_file("curation.yaml")
         try:
             spec = yaml.safe_load(path.read_text(encoding="utf-8"))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -55,9 +56,12 @@ def _read_jsonl(path: Path) -> Iterator[tuple[int, dict]]:
             for number, line in enumerate(handle, 1):
                 if line.strip():
                     try:
-                        yield number, json.loads(line)
+                        record = json.loads(line)
                     except json.JSONDecodeError as exc:
                         raise AdapterError(f"{path}: line {number} is not valid JSON ({exc.msg})") from exc
+                    if not isinstance(record, dict):
+                        raise AdapterError(f"{path}: line {number} is not a JSON object")
+                    yield number, record
     except OSError as exc:
         raise AdapterError(f"cannot read {path}: {exc}") from exc
 
@@ -67,7 +71,10 @@ def _literal_mappings(config: Path) -> dict[str, dict]:
     out: dict[str, dict] = {}
     if not config.is_file():
         return out
-    tree = ast.parse(config.read_text(encoding="utf-8"))
+    try:
+        tree = ast.parse(config.read_text(encoding="utf-8"))
+    except (SyntaxError, ValueError, OSError, UnicodeDecodeError) as exc:
+        raise AdapterError(f"cannot read {config}: {exc}") from exc
     for node in tree.body:
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             try:
@@ -101,18 +108,49 @@ def _fingerprint(raw: list[RawItem]) -> str:
     return digest.hexdigest()
 
 
+ID_PATTERN = re.compile(r"^multi_turn_(base|long_context|miss_func|miss_param)_(\d+)$")
+
+
+def _missed_function(item_id: str, value: object) -> dict[str, list[str]]:
+    """``missed_function``: ``{"<turn index>": [function names]}``, checked."""
+    if value in (None, {}):
+        return {}
+    if isinstance(value, dict) and all(
+        isinstance(k, str) and k.isdigit() and isinstance(v, list) and all(isinstance(n, str) for n in v)
+        for k, v in value.items()
+    ):
+        return {k: list(v) for k, v in value.items()}
+    raise AdapterError(f"{item_id}: missed_function must map turn indices to lists of function names, got {value!r}")
+
+
 def load(release: ReleaseData) -> BFCLData:
     raw: list[RawItem] = []
     problems: list[str] = []
+    seen: set[str] = set()
     for category in CATEGORIES:
         answers = {rec.get("id"): rec.get("ground_truth") for _, rec in _read_jsonl(release.answer_file(category))}
         for number, rec in _read_jsonl(release.question_file(category)):
             item_id = rec.get("id")
             if not isinstance(item_id, str) or not isinstance(rec.get("question"), list):
                 raise AdapterError(f"{release.question_file(category)}: line {number} has no id or question")
+            match = ID_PATTERN.match(item_id)
+            if match is None or match.group(1) != category:
+                raise AdapterError(f"{release.question_file(category)}: line {number} has the id {item_id!r}; "
+                                   f"expected multi_turn_{category}_<index>")
+            if item_id in seen:
+                problems.append(f"{item_id}: appears more than once in {release.question_file(category).name}; "
+                                "the first is used")
+                continue
+            seen.add(item_id)
+            if not all(isinstance(t, list) for t in rec["question"]):
+                raise AdapterError(f"{release.question_file(category)}: line {number} ({item_id}) has a turn "
+                                   "that is not a list of messages")
             truth = answers.get(item_id)
             if not isinstance(truth, list):
                 problems.append(f"{item_id}: no ground truth in {release.answer_file(category).name}; item left out")
+                continue
+            if not all(isinstance(t, list) for t in truth):
+                problems.append(f"{item_id}: a ground-truth turn is not a list of calls; item left out")
                 continue
             if len(truth) != len(rec["question"]):
                 problems.append(
@@ -126,7 +164,7 @@ def load(release: ReleaseData) -> BFCLData:
                     question=rec["question"],
                     ground_truth=truth,
                     involved_classes=tuple(rec.get("involved_classes") or ()),
-                    missed_function=dict(rec.get("missed_function") or {}),
+                    missed_function=_missed_function(item_id, rec.get("missed_function")),
                 )
             )
     # the multi-turn classes are those the items involve

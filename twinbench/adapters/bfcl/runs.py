@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
+
+import attrs
 
 from twinbench.adapter import AdapterError, Rollout, RunLoad, RunRef, RunSearch
 from twinbench.calls import parse_step
@@ -20,6 +23,7 @@ def search(paths: Sequence[Path], models: Sequence[str] = (), scores: Path | Non
     runs: list[RunRef] = []
     skipped: list[tuple[str, str]] = []
     warnings: list[str] = []
+    seen: set[str] = set()
     for path in paths:
         try:
             scan = results.find_runs(path, SCORED_CATEGORIES, scores_root=scores)
@@ -28,6 +32,11 @@ def search(paths: Sequence[Path], models: Sequence[str] = (), scores: Path | Non
         warnings.extend(scan.warnings)
         skipped.extend((str(s.root), s.reason) for s in scan.skipped)
         for found in scan.runs:
+            real = os.path.realpath(found.root)
+            if real in seen:
+                warnings.append(f"{found.root} was found twice (overlapping --results folders); it is scored once")
+                continue
+            seen.add(real)
             if models and found.model not in models:
                 skipped.append((str(found.root), f"not selected by --model ({found.model})"))
                 continue
@@ -39,13 +48,36 @@ def search(paths: Sequence[Path], models: Sequence[str] = (), scores: Path | Non
     if missing:
         raise AdapterError(f"--model {', '.join(missing)}: no complete run of that name under "
                            f"{', '.join(map(str, paths))} (found: {', '.join(sorted({r.model for r in runs})) or 'none'})")
-    names = [r.model for r in runs]
-    for name in sorted({n for n in names if names.count(n) > 1}):
-        warnings.append(f"model {name} appears in several folders; each is scored as {name}@<folder>")
-    if len(set(names)) != len(names):
-        runs = [RunRef(model=f"{r.model}@{r.location.parent.name}" if names.count(r.model) > 1 else r.model,
-                       location=r.location, details=r.details, payload=r.payload) for r in runs]
+    runs = _distinct_names(runs, warnings)
     return RunSearch(runs=tuple(sorted(runs, key=lambda r: r.model)), skipped=tuple(skipped), warnings=tuple(warnings))
+
+
+_LAYOUT_FOLDERS = {"result", "results", "multi_turn"}
+
+
+def _distinct_names(runs: list[RunRef], warnings: list[str]) -> list[RunRef]:
+    """Runs of the same model in different folders get ``model@<folders that tell them apart>``."""
+    by_name: dict[str, list[RunRef]] = {}
+    for run in runs:
+        by_name.setdefault(run.model, []).append(run)
+    out = []
+    for name, group in by_name.items():
+        if len(group) == 1:
+            out.extend(group)
+            continue
+        ancestors = [[p for p in reversed(r.location.resolve().parent.parts) if p not in _LAYOUT_FOLDERS]
+                     for r in group]
+        depth = 1
+        while depth < max(len(a) for a in ancestors) and len({tuple(a[:depth]) for a in ancestors}) < len(group):
+            depth += 1
+        labels = ["/".join(reversed(a[:depth])) for a in ancestors]
+        if len(set(labels)) < len(group):  # no folder name tells them apart: number them
+            labels = [f"{label}#{i + 1}" for i, label in enumerate(labels)]
+        renamed = [attrs.evolve(r, model=f"{name}@{label}") for r, label in zip(group, labels)]
+        warnings.append(f"model {name} has runs in {len(group)} folders; they are scored separately as "
+                        + ", ".join(r.model for r in renamed))
+        out.extend(renamed)
+    return out
 
 
 def _compare_logged(items: Mapping[str, Item], entry: results.ResultEntry) -> bool | None:
@@ -67,6 +99,7 @@ def read(run: RunRef, item_ids: Iterable[str], items: Mapping[str, Item], datase
     warnings: list[str] = []
     logged = differing = errors = 0
     examples: list[str] = []
+    official: dict[str, bool] = {}
     if found.version and f"BFCL_{found.version}" != dataset_prefix:
         warnings.append(f"{run.model}: the results are BFCL_{found.version} files but the dataset release is "
                         f"{dataset_prefix}; decisions are read against other items than the model saw")
@@ -80,8 +113,10 @@ def read(run: RunRef, item_ids: Iterable[str], items: Mapping[str, Item], datase
         needed = {i for i in wanted if i.startswith(f"multi_turn_{category}_")}
         absent = needed - set(rf.entries)
         if absent:
-            warnings.append(f"{run.model}: {len(absent)} of the {len(needed)} {category} items the pairs need are "
-                            f"not in {path.name} (a partial run?); their pairs are unscored and counted in the coverage")
+            warnings.append(f"{run.model}: {len(absent)} of the {len(needed)} {category} items asked for are not in "
+                            f"{path.name} (a partial run?); pairs that need them are unscored and counted in the coverage")
+        verdicts = _official(run, category, rf.entries, len(rf.entries) + rf.other_ids + len(rf.duplicates), warnings)
+        official.update(verdicts or {})
         for entry in rf.entries.values():
             if entry.turns is None:
                 errors += 1
@@ -103,21 +138,46 @@ def read(run: RunRef, item_ids: Iterable[str], items: Mapping[str, Item], datase
             "dialogue text (another release, or translated turns); its decisions are read against this release's items"
         )
     notes = {"logged_items": logged, "logged_items_differing": differing, "error_entries": errors}
-    return RunLoad(run=run, rollouts=rollouts, warnings=tuple(warnings), notes=notes)
+    if found.score_files:
+        missing = [c for c in SCORED_CATEGORIES if c not in found.score_files]
+        if missing:
+            warnings.append(f"{run.model}: no score file for {', '.join(missing)}; no official verdicts there")
+    return RunLoad(run=run, rollouts=rollouts, warnings=tuple(warnings), notes=notes,
+                   official=official or None)
 
 
-def official(run: RunRef, load: RunLoad) -> dict[str, bool] | None:
-    """Pass when the item has a result and the score file does not list it as failed."""
+def _official(run: RunRef, category: str, entries: Mapping[str, results.ResultEntry], lines: int,
+              warnings: list[str]) -> dict[str, bool] | None:
+    """One category's official verdicts: pass when the item has a result and is not listed as failed.
+
+    Only a score file that is whole and agrees with itself is used: a file with unusable
+    lines, or whose summary disagrees with its failed lines or with the number of results,
+    could turn an unlisted failure into a pass, so that category gets no verdicts (said loudly).
+    """
     found: results.RunFiles = run.payload
-    if not all(c in found.score_files for c in SCORED_CATEGORIES):
+    path = found.score_files.get(category)
+    if path is None:
         return None
-    failed: set[str] = set()
-    for category in SCORED_CATEGORIES:
-        try:
-            failed.update(results.read_score_file(found.score_files[category]).failed)
-        except results.ResultsError:
-            return None
-    return {item_id: roll.turns is not None and item_id not in failed for item_id, roll in load.rollouts.items()}
+    try:
+        score = results.read_score_file(path)
+    except results.ResultsError as exc:
+        warnings.append(f"WARNING {run.model}: {exc}; no official verdicts for {category}")
+        return None
+    warnings.extend(f"{run.model}: {w}" for w in score.warnings)
+    problem = None
+    if score.bad_lines:
+        problem = f"{len(score.bad_lines)} unusable line(s)"
+    elif score.total_count is None or score.correct_count is None:
+        problem = "no usable summary line"
+    elif score.total_count - score.correct_count != len(score.failed):
+        problem = (f"the summary counts {score.total_count - score.correct_count} failed items but "
+                   f"{len(score.failed)} are listed")
+    elif score.total_count != lines:
+        problem = f"it scores {score.total_count} items but the result file holds {lines}"
+    if problem:
+        warnings.append(f"WARNING {run.model}: {path.name}: {problem}; no official verdicts for {category}")
+        return None
+    return {item_id: entry.turns is not None and item_id not in score.failed for item_id, entry in entries.items()}
 
 
 def _step_text(calls: Sequence[Call]) -> str:
@@ -133,8 +193,10 @@ def write(directory: Path, model: str, rollouts: Mapping[str, Sequence[Sequence[
     for item_id in sorted(rollouts, key=lambda i: (category_of(i), int(i.rsplit("_", 1)[1]))):
         turns = [[_step_text(step) for step in turn] for turn in rollouts[item_id]]
         lines.setdefault(category_of(item_id), []).append(json.dumps({"id": item_id, "result": turns}))
-    for category, rows in lines.items():
-        (folder / f"{dataset_prefix}_multi_turn_{category}_result.json").write_text("\n".join(rows) + "\n")
+    for category in SCORED_CATEGORIES:  # every category, even one without items, so the run is complete
+        rows = lines.get(category, [])
+        (folder / f"{dataset_prefix}_multi_turn_{category}_result.json").write_text(
+            "".join(row + "\n" for row in rows), encoding="utf-8")
     scan = results.find_runs(folder.parent, SCORED_CATEGORIES)
     (found,) = scan.runs
     return RunRef(model=model, location=found.root, details={"dataset": f"BFCL_{found.version}"}, payload=found)
