@@ -65,8 +65,8 @@ def _distinct_names(runs: list[RunRef], warnings: list[str]) -> list[RunRef]:
         if len(group) == 1:
             out.extend(group)
             continue
-        ancestors = [[p for p in reversed(r.location.resolve().parent.parts) if p not in _LAYOUT_FOLDERS]
-                     for r in group]
+        ancestors = [[p for p in reversed(r.location.resolve().parent.parts)
+                      if p not in _LAYOUT_FOLDERS and p != r.location.resolve().anchor] for r in group]
         depth = 1
         while depth < max(len(a) for a in ancestors) and len({tuple(a[:depth]) for a in ancestors}) < len(group):
             depth += 1
