@@ -91,8 +91,7 @@ def test_label_counts_and_source_agreement(bfcl_adapter):
     assert {f.name: f.owner for f in effects.functions} == offered
     disagreements = compare_with_source(effects, bfcl_adapter.source_verdicts())
     listed = [f"{f.owner}.{f.name}: table {f.label.value}, source {v.evidence}" for f, v in disagreements]
-    notes = bfcl_adapter.effect_notes()
-    unjustified = [line for line, (f, _) in zip(listed, disagreements) if "analyzer_disagrees" not in notes.get(f.name, {})]
+    unjustified = [line for line, (f, _) in zip(listed, disagreements) if "analyzer_disagrees" not in dict(f.notes)]
     assert unjustified == [], "the source analyzer disagrees with effects.yaml:\n" + "\n".join(unjustified)
 
 
@@ -167,8 +166,7 @@ def test_older_release_labels_are_checked_against_its_own_code(bfcl_v3_adapter):
     # 2025.8.5 offers three TradingBot functions the 2026 table does not know; each writes public state
     assert sorted(derived) == ["make_transaction", "update_market_status", "update_stock_price"]
     assert all(f.label.value == "mutate" and "derived" in f.reason for f in derived.values())
-    notes = bfcl_v3_adapter.effect_notes()
     disagreements = compare_with_source(effects, bfcl_v3_adapter.source_verdicts())
-    unjustified = [f.name for f, _ in disagreements if "analyzer_disagrees" not in notes.get(f.name, {})]
+    unjustified = [f.name for f, _ in disagreements if "analyzer_disagrees" not in dict(f.notes)]
     assert unjustified == []
     assert sorted(f.name for f, _ in disagreements) == ["get_credit_card_balance", "retrieve_invoice"]

@@ -85,11 +85,12 @@ class EffectClassifier:
         return out
 
 
-def load_effect_table(path: Path) -> tuple[EffectClassifier, dict[str, dict[str, str]]]:
+def load_effect_table(path: Path) -> EffectClassifier:
     """Read an effect table: ``classes: {Owner: {function: {label, reason}}}`` and
     ``per_call_rules: {function: {argument, position, with_argument, without_argument, reason}}``.
 
-    Returns the classifier and, per function, any extra notes (``analyzer_note``).
+    Keys of an entry other than ``label`` and ``reason`` (``analyzer_note``,
+    ``analyzer_disagrees``) are kept on the function as ``FunctionEffect.notes``.
     """
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
@@ -98,7 +99,6 @@ def load_effect_table(path: Path) -> tuple[EffectClassifier, dict[str, dict[str,
     if not isinstance(data, dict) or not isinstance(data.get("classes"), dict):
         raise EffectTableError(f"effect table {path} has no 'classes' mapping")
     functions: list[FunctionEffect] = []
-    notes: dict[str, dict[str, str]] = {}
     seen: set[str] = set()
     for owner, entries in data["classes"].items():
         for name, entry in (entries or {}).items():
@@ -112,8 +112,6 @@ def load_effect_table(path: Path) -> tuple[EffectClassifier, dict[str, dict[str,
             extra = {k: str(v) for k, v in entry.items() if k not in ("label", "reason")}
             functions.append(FunctionEffect(name=name, owner=owner, label=label, reason=str(entry.get("reason", "")),
                                             notes=tuple(sorted(extra.items()))))
-            if extra:
-                notes[name] = extra
     rules = []
     for name, entry in (data.get("per_call_rules") or {}).items():
         rules.append(
@@ -126,7 +124,7 @@ def load_effect_table(path: Path) -> tuple[EffectClassifier, dict[str, dict[str,
                 reason=str(entry.get("reason", "")),
             )
         )
-    return EffectClassifier(functions=tuple(functions), rules=tuple(rules)), notes
+    return EffectClassifier(functions=tuple(functions), rules=tuple(rules))
 
 
 # ---------------------------------------------------------------------------------------

@@ -22,7 +22,7 @@ import attrs
 
 from twinbench.adapter import Adapter, AdapterError, Rollout, RunLoad, RunRef, RunSearch
 from twinbench.calls import parse_python_calls, parse_step
-from twinbench.effects import EffectClassifier, EffectTableError, load_effect_table
+from twinbench.effects import EffectClassifier, load_effect_table
 from twinbench.model import Call, Item, Side, Turn
 
 __all__ = ["TinyBenchAdapter"]
@@ -170,11 +170,8 @@ class TinyBenchAdapter(Adapter):
     # -- effects -----------------------------------------------------------------------
     @functools.cached_property
     def _effects(self) -> EffectClassifier:
-        try:
-            classifier, _notes = load_effect_table(self._data_file(EFFECTS_FILE))
-        except EffectTableError as exc:  # not an AdapterError: translate it for the CLI
-            raise AdapterError(str(exc)) from exc
-        return classifier
+        # a broken table raises EffectTableError, a TwinbenchError: the CLI reports it in one line
+        return load_effect_table(self._data_file(EFFECTS_FILE))
 
     def effects(self) -> EffectClassifier:
         return self._effects

@@ -109,7 +109,7 @@ class BFCLAdapter(Adapter):
 
     # -- effects -----------------------------------------------------------------------------
     @functools.cached_property
-    def _effect_table(self) -> tuple[EffectClassifier, dict[str, dict[str, str]]]:
+    def _effect_table(self) -> EffectClassifier:
         return load_effect_table(_data_file("effects.yaml"))
 
     @functools.cached_property
@@ -119,7 +119,7 @@ class BFCLAdapter(Adapter):
         A function the release offers but the table (written for 2026.3.23) lacks gets the
         source analyzer's label, derived from this release's own code, and says so.
         """
-        table = self._effect_table[0]
+        table = self._effect_table
         verdicts = self.source_verdicts()
         functions = []
         for cls, names in self.data.tools_by_class.items():
@@ -137,9 +137,6 @@ class BFCLAdapter(Adapter):
 
     def effects(self) -> EffectClassifier:
         return self._effects
-
-    def effect_notes(self) -> dict[str, dict[str, str]]:
-        return self._effect_table[1]
 
     @functools.cached_property
     def _source_verdicts(self) -> dict[str, SourceVerdict]:
