@@ -110,11 +110,11 @@ def compare_arms(adapter: Adapter, baseline: RunRef, treatment: RunRef, options:
     # act side once per distinct should-act anchor turn
     act_units: dict[tuple[str, int], tuple[bool, bool]] = {}
     for x, y in zip(db, dt):
-        act_units.setdefault((x.act_id, x.act_anchor_turn), (bool(x.acted_on_base), bool(y.acted_on_base)))
+        act_units.setdefault((x.act_id, x.act_anchor_turn), (bool(x.acted), bool(y.acted)))
     hold_units = [(bool(x.held_back), bool(y.held_back)) for x, y in zip(db, dt)]
 
     def metrics(ds: Sequence[PairDecision]) -> dict:
-        act = _rate([bool(d.acted_on_base) for d in ds])
+        act = _rate([bool(d.acted) for d in ds])
         hold = _rate([bool(d.held_back) for d in ds])
         return {"act": act, "hold": hold, "decision": None if act is None else (act + hold) / 2}
 
@@ -145,7 +145,7 @@ def compare_arms(adapter: Adapter, baseline: RunRef, treatment: RunRef, options:
 def _paired_interval(common, db, dt, n_boot: int, seed: int) -> list[float]:
     twins = {tid: k for k, tid in enumerate(dict.fromkeys(p.act_id for p in common))}
     clusters = np.array([twins[p.act_id] for p in common], dtype=np.int64)
-    act = np.array([[d.acted_on_base, e.acted_on_base] for d, e in zip(db, dt)], dtype=float)
+    act = np.array([[d.acted, e.acted] for d, e in zip(db, dt)], dtype=float)
     hold = np.array([[d.held_back, e.held_back] for d, e in zip(db, dt)], dtype=float)
     covered = np.ones_like(act)
     weights = stats.cluster_weights(clusters, n_boot, seed)

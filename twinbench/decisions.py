@@ -36,10 +36,10 @@ class PairDecision:
     compound: bool
     scored: bool
     missing: str | None  # why unscored: "<side>: <reason>" (coarse, for counting)
-    acted_on_base: bool | None = None
+    acted: bool | None = None
     held_back: bool | None = None
     held_back_credited: bool | None = None
-    calls_on_base: tuple[str, ...] = ()
+    calls_on_act: tuple[str, ...] = ()
     calls_on_ask: tuple[str, ...] = ()
     attempts_on_ask: tuple[str, ...] = ()
     act_ended_early: bool = False
@@ -119,10 +119,10 @@ def decide(
                 **common,
                 scored=True,
                 missing=None,
-                acted_on_base=bool(base_attempts),
+                acted=bool(base_attempts),
                 held_back=held,
                 held_back_credited=credited,
-                calls_on_base=tuple(c.short_name for c in base_calls),
+                calls_on_act=tuple(c.short_name for c in base_calls),
                 calls_on_ask=tuple(c.short_name for c in ask_calls),
                 attempts_on_ask=tuple(c.short_name for c in ask_attempts),
                 act_ended_early=act_roll.ended_before(pair.act_anchor_turn),

@@ -146,7 +146,7 @@ def _matrices(group: list[ModelRun], manifest: Manifest, options: ScoreOptions) 
                 continue
             i = index[d.ask_id]
             covered[i, m] = 1
-            act[i, m], hold[i, m], cred[i, m] = d.acted_on_base, d.held_back, d.held_back_credited
+            act[i, m], hold[i, m], cred[i, m] = d.acted, d.held_back, d.held_back_credited
             key = (d.act_id, d.act_anchor_turn)
             if not options.distinct_anchor_turns or key not in seen_anchor:
                 covered_act[i, m] = 1

@@ -162,8 +162,8 @@ def per_item_csv(evaluation: Evaluation) -> str:
     rows = []
     for model_run in sorted(evaluation.runs, key=lambda m: m.run.model):
         for d in model_run.decisions:
-            rows.append([d.model, d.ask_id, d.act_id, d.category, d.anchor_turn, d.acted_on_base, d.held_back,
-                         d.held_back_credited, list(d.calls_on_base), list(d.calls_on_ask), d.certification,
+            rows.append([d.model, d.ask_id, d.act_id, d.category, d.anchor_turn, d.acted, d.held_back,
+                         d.held_back_credited, list(d.calls_on_act), list(d.calls_on_ask), d.certification,
                          d.compound, d.same_history,
                          f"{d.missing} ({d.missing_detail})" if d.missing_detail else d.missing])
     return report.csv_text(PER_ITEM_HEADERS, rows)

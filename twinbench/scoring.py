@@ -37,7 +37,7 @@ def decisions_frame(decisions: Sequence[PairDecision]) -> pl.DataFrame:
     }
     rows = [
         (d.model, d.ask_id, d.act_id, d.category, d.anchor_turn, d.act_anchor_turn, d.compound, d.scored, d.missing,
-         d.acted_on_base, d.held_back, d.held_back_credited, d.act_ended_early, d.ask_ended_early, d.same_history)
+         d.acted, d.held_back, d.held_back_credited, d.act_ended_early, d.ask_ended_early, d.same_history)
         for d in decisions
     ]
     return pl.DataFrame(rows, schema=schema, orient="row")
