@@ -75,3 +75,10 @@ def tiny_package(root: Path, prefix: str = "BFCL_v4") -> Path:
     return pkg
 
 
+
+
+def rule():
+    """The classifier above as the decision rule BFCL-like adapters use (``Cls.fn`` is ``fn``)."""
+    from twinbench.rules import EffectTableRule
+
+    return EffectTableRule(classifier())

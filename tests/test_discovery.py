@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from builders import classifier, item
+import attrs
+
+from builders import classifier, item, rule
 
 from twinbench.curation import CompoundTurn, Curation
 from twinbench.discovery import DiscoveryOptions, discover, family_of
@@ -44,8 +46,8 @@ def miss_func(i: int, turns=BASE, anchor=1, withheld=("mkdir",)):
 
 def run(items, curation=None, options=DiscoveryOptions()):
     hints = {x.id: [f"base_{x.id.rsplit('_', 1)[1]}"] for x in items if x.side is ASK}
-    return discover(items, hints, classifier(), curation, options,
-                    {x.id: x.id.rsplit("_", 1)[1] for x in items})
+    items = [attrs.evolve(x, family=x.id.rsplit("_", 1)[1]) for x in items]
+    return discover(items, hints, rule(), curation, options)
 
 
 def test_value_and_tool_removal_are_paired_and_classified():

@@ -171,11 +171,11 @@ def test_tinybench_reader_edge_cases(tinybench, tmp_path):
         '{"id": "ask-value-1", "error": "rate limited"}\n'
         '{"id": "act-6", "turns": []}\n'
     )
-    search = adapter.find_runs([tmp_path / "runs"])
+    search = adapter.runs().find([tmp_path / "runs"])
     assert [run.model for run in search.runs] == ["odd-model"]
     assert search.skipped == ((str(tmp_path / "runs" / "no-outputs"), "no outputs.jsonl"),)
 
-    load = adapter.read_rollouts(search.runs[0], ["act-1", "act-2", "ask-value-1", "act-6"])
+    load = adapter.runs().read(search.runs[0], ["act-1", "act-2", "ask-value-1", "act-6"])
     rollouts = load.rollouts
     assert [call.name for call in rollouts["act-1"].calls_on(0)] == ["add_task"]  # the first entry wins
     assert rollouts["act-2"].turns is None and "malformed" in rollouts["act-2"].error

@@ -1,7 +1,7 @@
 """The ``twinbench`` command.
 
-Every subcommand takes ``--adapter NAME`` (default ``bfcl``) plus that adapter's own
-options. User mistakes end in one ``twinbench: error: ...`` line and exit status 2;
+Every subcommand takes ``--adapter NAME`` (default: :data:`twinbench.registry.DEFAULT`)
+plus that adapter's own options. User mistakes end in one ``twinbench: error: ...`` line and exit status 2;
 nothing a user can cause ends in a traceback.
 """
 
@@ -16,7 +16,7 @@ from twinbench import __version__, registry, report
 from twinbench.adapter import Adapter, AdapterError
 from twinbench.errors import TwinbenchError
 
-DEFAULT_ADAPTER = "bfcl"
+DEFAULT_ADAPTER = registry.DEFAULT
 
 
 class UsageError(TwinbenchError):
@@ -136,7 +136,7 @@ def cmd_score(args: argparse.Namespace, adapter_cls: type[Adapter]) -> int:
     options = _discovery_options(args)
     with tempfile.TemporaryDirectory(prefix="twinbench-policies-") as tmp:
         if args.results:
-            search = adapter.find_runs([Path(p) for p in args.results], args.model or (), args.scores)
+            search = adapter.reader().find([Path(p) for p in args.results], args.model or (), args.scores)
             if not search.runs:
                 raise UsageError("no complete run under " + ", ".join(args.results) + _skipped_text(search.skipped))
             runs, skipped, warnings = search.runs, search.skipped, search.warnings
@@ -195,8 +195,9 @@ def cmd_compare(args: argparse.Namespace, adapter_cls: type[Adapter]) -> int:
 
     _check_statistics(args)
     adapter = adapter_cls.from_args(args)
-    base = adapter.find_runs([Path(args.baseline)], (), args.baseline_scores)
-    treat = adapter.find_runs([Path(args.treatment)], (), args.treatment_scores)
+    reader = adapter.reader()
+    base = reader.find([Path(args.baseline)], (), args.baseline_scores)
+    treat = reader.find([Path(args.treatment)], (), args.treatment_scores)
     for name, search, folder in (("baseline", base, args.baseline), ("treatment", treat, args.treatment)):
         if not search.runs:
             raise UsageError(f"no complete run in the {name} tree {folder}" + _skipped_text(search.skipped))
@@ -257,26 +258,15 @@ def cmd_plot(args: argparse.Namespace, adapter_cls: type[Adapter] | None) -> int
 
 
 def cmd_functions(args: argparse.Namespace, adapter_cls: type[Adapter]) -> int:
+    from twinbench.rules import EffectTableRule, function_records
+
     adapter = adapter_cls.from_args(args)
-    effects = adapter.effects()
-    verdicts = adapter.source_verdicts()
-    owners = adapter.function_owners()
-    records = []
-    for fn in effects.functions:
-        verdict = verdicts.get(fn.name)
-        rule = next((r for r in effects.rules if r.function == fn.name), None)
-        records.append({
-            "name": fn.name,
-            "class": owners.get(fn.name, fn.owner),
-            "label": fn.label.value,
-            "reason": fn.reason,
-            "label_source": "source analyzer" if fn.origin == "source" else "table",
-            "per_call_rule": (f"{rule.with_argument.value} with {rule.argument}= or positional argument "
-                              f"{rule.position}, else {rule.without_argument.value}") if rule else None,
-            "source_writes": verdict.writes if verdict else None,
-            "source_evidence": verdict.evidence if verdict else None,
-            "notes": dict(fn.notes),
-        })
+    rule = adapter.rule()
+    if not isinstance(rule, EffectTableRule):
+        raise UsageError(f"the {adapter.name} adapter labels no functions: its decision rule is "
+                         f"\"{rule.summary}\" (see `twinbench pairs --adapter {adapter.name}`)")
+    effects, verdicts = rule.classifier, rule.verdicts
+    records = function_records(rule)
     if args.format == "json":
         text = report.json_text(records)
     elif args.format == "csv":

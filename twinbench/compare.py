@@ -65,6 +65,8 @@ def _unique_anchor_items(adapter: Adapter) -> list[tuple[Item, int, tuple[str, .
             continue
         anchor = anchors[0]
         offered_later = {t for turn in item.turns for t in turn.tools}
+        if item.twin is not None and anchor < len(item.twin.turns):  # the complete twin offers the removed tool
+            offered_later |= set(item.twin.turns[anchor].tools)
         withheld = tuple(sorted(offered_later - set(item.turns[anchor].tools)))
         out.append((item, anchor, withheld))
     return out
@@ -73,14 +75,14 @@ def _unique_anchor_items(adapter: Adapter) -> list[tuple[Item, int, tuple[str, .
 def _arm(adapter: Adapter, run: RunRef, manifest: Manifest, ask_items, options: DiscoveryOptions) -> Arm:
     pairs = manifest.scored
     # every item: the pairs, the should-ask attempt shares, and official raw over whole categories
-    load = adapter.read_rollouts(run, sorted(item.id for item in adapter.items()))
-    items = {item.id: item for item in adapter.items()}
-    decisions = {d.ask_id: d for d in decide(run.model, pairs, items, load.rollouts, adapter.effects(),
-                                             options.count_login)}
-    attempts = {item.id: anchor_attempt(item, anchor, load.rollouts.get(item.id), adapter.effects(), withheld,
+    items = manifest.items
+    load = adapter.reader().read(run, sorted(items))
+    rule = adapter.rule()
+    decisions = {d.ask_id: d for d in decide(run.model, pairs, items, load.rollouts, rule, options.count_login)}
+    attempts = {item.id: anchor_attempt(item, anchor, load.rollouts.get(item.id), rule, withheld,
                                         options.count_login)
                 for item, anchor, withheld in ask_items}
-    return Arm(run, decisions, attempts, adapter.official_verdicts(run, load))
+    return Arm(run, decisions, attempts, load.official)
 
 
 def compare_arms(adapter: Adapter, baseline: RunRef, treatment: RunRef, options: DiscoveryOptions = DiscoveryOptions(),

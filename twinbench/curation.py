@@ -14,7 +14,7 @@ from collections.abc import Mapping
 
 import attrs
 
-from twinbench.model import Certification
+from twinbench.model import Certification, CertificationStatus
 
 
 @attrs.frozen
@@ -43,16 +43,16 @@ class Curation:
     def certify(self, ask_id: str) -> Certification:
         """The certification of one pair's anchor (only meaningful when the curation applies)."""
         if not self.applies:
-            return Certification(status="uncertified", reason=self.applies_reason)
+            return Certification(status=CertificationStatus.UNCERTIFIED, reason=self.applies_reason)
         if ask_id in self.construction_errors:
-            return Certification(status="construction_error", reason=self.construction_errors[ask_id])
+            return Certification(status=CertificationStatus.CONSTRUCTION_ERROR, reason=self.construction_errors[ask_id])
         turn = self.compound.get(ask_id)
         if turn is not None:
             return Certification(
-                status="certified",
+                status=CertificationStatus.CERTIFIED,
                 reason=turn.reason or "compound turn",
                 compound=True,
                 independent=turn.independent,
                 gated=turn.gated,
             )
-        return Certification(status="certified", reason="label certified by hand")
+        return Certification(status=CertificationStatus.CERTIFIED, reason="label certified by hand")

@@ -14,10 +14,13 @@ The algorithm knows no leaderboard:
    Two alignments are recognised: the should-ask item has one extra turn (the anchor
    was inserted, the next turn supplies what was missing), or the same number of turns
    (the anchor replaces the should-act turn).
+   A should-ask item that carries its twin inline is tried against that twin first.
 2. *content*: the reference call strings must be identical turn for turn, and every
-   user turn before the anchor character-identical.
-3. *decision*: the should-act reference on the anchor turn must contain a
-   world-changing call, by the adapter's effect classifier.
+   user turn before the anchor character-identical; a declared perturbation must be
+   what the content shows (value removed: same tools, other words; tool removed: the
+   same words, exactly the named tool missing).
+3. *decision*: the should-act reference on the anchor turn must contain a call that
+   the adapter's decision rule counts as acting.
 4. *certification*: curation's construction errors are excluded, compound turns marked.
 """
 
@@ -31,8 +34,20 @@ import networkx as nx
 
 from twinbench.adapter import Adapter, AdapterError
 from twinbench.curation import Curation
-from twinbench.effects import EffectClassifier
-from twinbench.model import UNCERTIFIED, Drop, Effect, Item, Pair, Perturbation, Side
+from twinbench.model import (
+    UNCERTIFIED,
+    ActFate,
+    Bearing,
+    CertificationStatus,
+    Drop,
+    Effect,
+    Item,
+    Pair,
+    PairStatus,
+    Perturbation,
+    Side,
+)
+from twinbench.rules import DecisionRule
 
 STAGES = ("pairing", "content")
 
@@ -59,6 +74,10 @@ class Manifest:
     should_ask_items: int
     categories: tuple[str, ...]
     families: nx.Graph = attrs.field(eq=False, repr=False)
+    #: every item by id, inline twins included: what decisions and policies look items up in
+    items: Mapping[str, Item] = attrs.field(factory=dict, eq=False, repr=False)
+    #: every should-act item's fate (the twin of which pairs, or why of none)
+    act_fates: tuple[ActFate, ...] = ()
 
     @property
     def scored(self) -> tuple[Pair, ...]:
@@ -77,10 +96,10 @@ class Manifest:
 
         pairs = self.pairs
         scored = self.scored
-        candidates = [p for p in pairs if p.decision_bearing == "mutate" or (
-            self.options.count_login and p.decision_bearing == "login_only")]
+        candidates = [p for p in pairs if p.decision_bearing is Bearing.ACTION or (
+            self.options.count_login and p.decision_bearing is Bearing.LOGIN_ONLY)]
         read_only = [p for p in pairs if p not in candidates]
-        construction = [p for p in candidates if p.certification.status == "construction_error"]
+        construction = [p for p in candidates if p.certification.status is CertificationStatus.CONSTRUCTION_ERROR]
         drops_by_stage: dict[str, dict[str, int]] = {}
         for drop in self.dropped:
             key = drop.reason.split(":", 1)[0]
@@ -140,8 +159,8 @@ def funnel_rows(manifest: Manifest) -> list[FunnelRow]:
     rows.append(FunnelRow("decision-bearing candidates", 0, counts["candidates_by_category"]))
     kept = manifest.options.all_pairs or manifest.options.uncertified
     rows.append(FunnelRow("construction errors" + (" (scored)" if kept else " (excluded)"), 1, tally(
-        p for p in manifest.pairs if p.certification.status == "construction_error"
-        and (p.decision_bearing == "mutate" or manifest.options.count_login))))
+        p for p in manifest.pairs if p.certification.status is CertificationStatus.CONSTRUCTION_ERROR
+        and (p.decision_bearing is Bearing.ACTION or manifest.options.count_login))))
     rows.append(FunnelRow("scored pairs", 0, counts["scored_by_category"]))
     rows.append(FunnelRow("of which compound turns", 1, tally(p for p in manifest.scored if p.certification.compound)))
     return rows
@@ -150,14 +169,7 @@ def funnel_rows(manifest: Manifest) -> list[FunnelRow]:
 def discover_for(adapter: Adapter, options: DiscoveryOptions = DiscoveryOptions()) -> Manifest:
     """Run discovery on an adapter's items, hints, effects and curation."""
     items = adapter.items()
-    return discover(
-        items,
-        adapter.twin_hints(items),
-        adapter.effects(),
-        adapter.curation(),
-        options,
-        {item.id: adapter.family_key(item) for item in items},
-    )
+    return discover(items, adapter.twin_hints(items), adapter.rule(), adapter.curation(), options)
 
 
 def locate_anchors(item: Item) -> list[int]:
@@ -205,6 +217,29 @@ def _verify(ask: Item, act: Item, anchor: int) -> tuple[str, str] | None:
     return None
 
 
+def _declared_mismatch(ask: Item, act: Item, anchor: int) -> str | None:
+    """Why the content does not show the perturbation the should-ask item declares, or None."""
+    declared = ask.perturbation
+    if declared is None:
+        return None
+    ask_turn, act_turn = ask.turns[anchor], act.turns[anchor]
+    removed = set(act_turn.tools) - set(ask_turn.tools)
+    added = set(ask_turn.tools) - set(act_turn.tools)
+    same_words = ask_turn.user_text == act_turn.user_text
+    if declared.kind is Perturbation.VALUE_REMOVED:
+        if removed or added:
+            return f"declared value removal ({declared.removed}) but the tool lists differ"
+        if same_words:
+            return f"declared value removal ({declared.removed}) but the user's words are identical"
+    elif declared.kind is Perturbation.TOOL_REMOVED:
+        if not same_words:
+            return f"declared tool removal ({declared.removed}) but the user's words differ"
+        if removed != {declared.removed} or added:
+            found = ", ".join(sorted(removed)) or "none"
+            return f"declared tool removal ({declared.removed or 'no tool named'}) but the removed tools are {found}"
+    return None
+
+
 def _perturbation(ask: Item, act: Item, anchor: int) -> tuple[Perturbation, tuple[str, ...]]:
     ask_turn, act_turn = ask.turns[anchor], act.turns[anchor]
     removed = tuple(t for t in act_turn.tools if t not in set(ask_turn.tools))
@@ -218,31 +253,79 @@ def _perturbation(ask: Item, act: Item, anchor: int) -> tuple[Perturbation, tupl
     return Perturbation.UNDETECTED, ()
 
 
-def _decision_bearing(act: Item, turn: int, effects: EffectClassifier) -> tuple[str, list[str]]:
+def _decision_bearing(act: Item, turn: int, rule: DecisionRule) -> tuple[Bearing, list[str]]:
+    offered = frozenset(act.turns[turn].tools)
     calls = act.turns[turn].reference
-    labels = [effects.label(c) for c in calls]
+    labels = []
+    for call in calls:  # a reference names its tool as offered; a qualified name is mapped like a model's
+        tool = rule.tool_of(call.name, offered)
+        labels.append(rule.effect(call if tool in (None, call.name) else attrs.evolve(call, name=tool), act, turn))
     unknown = [c.name for c, label in zip(calls, labels) if label is None]
     if Effect.MUTATE in labels:
-        return "mutate", unknown
+        return Bearing.ACTION, unknown
     if Effect.LOGIN in labels:
-        return "login_only", unknown
-    return "read_only", unknown
+        return Bearing.LOGIN_ONLY, unknown
+    return Bearing.NO_ACTION, unknown
+
+
+def _with_inline_twins(items: Sequence[Item]) -> dict[str, Item]:
+    """Every item by id, inline twins included; ids must be unique (an inline twin may repeat itself)."""
+    by_id: dict[str, Item] = {}
+    twice: list[str] = []
+    for item in items:
+        if item.id in by_id:
+            twice.append(item.id)
+        by_id[item.id] = item
+    for item in items:
+        twin = item.twin
+        if twin is None:
+            continue
+        if twin.side is not Side.ACT or item.side is not Side.ASK:
+            raise AdapterError(f"item {item.id}: only a should-ask item carries a twin, and the twin is should-act")
+        if twin.id in by_id and by_id[twin.id] != twin:
+            twice.append(twin.id)
+        by_id.setdefault(twin.id, twin)
+    if twice:
+        raise AdapterError(f"item ids must be unique; seen more than once: {', '.join(sorted(set(twice))[:5])}")
+    return by_id
+
+
+def _same_request(a: Item, b: Item) -> bool:
+    return [(t.user_text, t.tools) for t in a.turns] == [(t.user_text, t.tools) for t in b.turns]
+
+
+def _act_fates(items: Mapping[str, Item], pairs: Sequence[Pair], inline_ids: set[str]) -> tuple[ActFate, ...]:
+    """Every should-act item: the pairs it is the twin of, or why none (e.g. the same request as an inline twin)."""
+    twin_of: dict[str, list[str]] = {}
+    for pair in pairs:
+        twin_of.setdefault(pair.act_id, []).append(pair.ask_id)
+    inline = [items[i] for i in sorted(inline_ids)]
+    out = []
+    for item in items.values():
+        if item.side is not Side.ACT:
+            continue
+        asks = tuple(twin_of.get(item.id, ()))
+        if asks:
+            origin = "constructed from the should-ask item" if item.id in inline_ids else "the leaderboard's item"
+            reason = f"the verified twin of {len(asks)} pair(s) ({origin})"
+        else:
+            same = [t.id for t in inline if t.id != item.id and _same_request(t, item)]
+            reason = (f"the same request as the constructed twin {', '.join(same[:3])}; that twin is scored"
+                      if same else "no should-ask item has it as its twin")
+        out.append(ActFate(item.id, item.category, asks, reason))
+    return tuple(out)
 
 
 def discover(
     items: Sequence[Item],
     hints: Mapping[str, Sequence[str]],
-    effects: EffectClassifier,
+    rule: DecisionRule,
     curation: Curation | None = None,
     options: DiscoveryOptions = DiscoveryOptions(),
-    family_keys: Mapping[str, str | None] | None = None,
 ) -> Manifest:
     """Run the funnel over every should-ask item."""
-    by_id = {item.id: item for item in items}
-    if len(by_id) != len(items):
-        seen: set[str] = set()
-        twice = sorted({i.id for i in items if i.id in seen or seen.add(i.id)})
-        raise AdapterError(f"item ids must be unique; seen more than once: {', '.join(twice[:5])}")
+    by_id = _with_inline_twins(items)
+    inline_ids = {item.twin.id for item in items if item.twin is not None}
     applies = curation is not None and curation.applies
     ask_items = [item for item in items if item.side is Side.ASK]
     categories = tuple(dict.fromkeys(item.category for item in ask_items))
@@ -260,15 +343,19 @@ def discover(
             continue
         anchor = anchors[0]
         hinted = list(hints.get(ask.id, ()))
-        candidates = [by_id[c] for c in hinted if c in by_id and by_id[c].side is Side.ACT]
+        named = ([ask.twin.id] if ask.twin is not None else []) + hinted
+        candidates = [by_id[c] for c in dict.fromkeys(named) if c in by_id and by_id[c].side is Side.ACT]
         if not candidates:
-            named = f" ({', '.join(hinted)} is not among the items)" if hinted else ""
-            dropped.append(Drop(ask.id, ask.category, "pairing", f"no twin: no should-act candidate{named}"))
+            listed = f" ({', '.join(hinted)} is not among the items)" if hinted else ""
+            dropped.append(Drop(ask.id, ask.category, "pairing", f"no twin: no should-act candidate{listed}"))
             continue
         failures = []
         twin = None
         for candidate in candidates:
             failure = _verify(ask, candidate, anchor)
+            if failure is None:
+                mismatch = _declared_mismatch(ask, candidate, anchor)
+                failure = None if mismatch is None else ("content", mismatch)
             if failure is None:
                 twin = candidate
                 break
@@ -280,7 +367,7 @@ def discover(
             continue
 
         perturbation, removed = _perturbation(ask, twin, anchor)
-        bearing, unknown = _decision_bearing(twin, anchor, effects)
+        bearing, unknown = _decision_bearing(twin, anchor, rule)
         certification = curation.certify(ask.id) if applies else UNCERTIFIED
         notes = []
         if unknown:
@@ -291,16 +378,17 @@ def discover(
             notes.append("the anchor turns have the same user text and tools")
         ref_calls = tuple(twin.turns[anchor].reference_text)
 
-        counts_as_action = bearing == "mutate" or (options.count_login and bearing == "login_only")
+        counts_as_action = bearing is Bearing.ACTION or (options.count_login and bearing is Bearing.LOGIN_ONLY)
         if options.all_pairs:
-            status, reason = "scored", "all content-verified pairs are scored (--all-pairs)"
+            status, reason = PairStatus.SCORED, "all content-verified pairs are scored (--all-pairs)"
         elif not counts_as_action:
-            label = "login-only" if bearing == "login_only" else "read-only"
-            status, reason = "excluded", f"{label}: the reference anchor calls change nothing ({', '.join(ref_calls)})"
-        elif certification.status == "construction_error" and not options.uncertified:
-            status, reason = "excluded", f"construction error: {certification.reason}"
+            label = "login-only" if bearing is Bearing.LOGIN_ONLY else "read-only"
+            status, reason = (PairStatus.EXCLUDED,
+                              f"{label}: the reference anchor calls change nothing ({', '.join(ref_calls)})")
+        elif certification.status is CertificationStatus.CONSTRUCTION_ERROR and not options.uncertified:
+            status, reason = PairStatus.EXCLUDED, f"construction error: {certification.reason}"
         else:
-            status, reason = "scored", "the reference makes a world-changing call on the anchor turn"
+            status, reason = PairStatus.SCORED, f"the reference makes {rule.action_phrase} on the anchor turn"
         pairs.append(
             Pair(
                 ask_id=ask.id,
@@ -316,10 +404,11 @@ def discover(
                 status=status,
                 reason=reason,
                 notes=tuple(notes),
+                removed=ask.perturbation.removed if ask.perturbation is not None else None,
             )
         )
 
-    graph = _family_graph(items, pairs, family_keys or {})
+    graph = _family_graph(list(by_id.values()), pairs)
     return Manifest(
         pairs=tuple(pairs),
         dropped=tuple(dropped),
@@ -330,16 +419,18 @@ def discover(
         should_ask_items=len(ask_items),
         categories=categories,
         families=graph,
+        items=by_id,
+        act_fates=_act_fates(by_id, pairs, inline_ids),
     )
 
 
-def _family_graph(items: Sequence[Item], pairs: Sequence[Pair], keys: Mapping[str, str | None]) -> nx.Graph:
-    """Items as nodes; verified twins and shared scenario keys as edges."""
+def _family_graph(items: Sequence[Item], pairs: Sequence[Pair]) -> nx.Graph:
+    """Items as nodes; verified twins and shared scenario keys (``Item.family``) as edges."""
     graph = nx.Graph()
     first_of_key: dict[str, str] = {}
     for item in items:
         graph.add_node(item.id, category=item.category, side=item.side.value)
-        key = keys.get(item.id)
+        key = item.family
         if key is None:
             continue
         if key in first_of_key:
@@ -379,6 +470,7 @@ def pair_record(pair: Pair) -> dict[str, object]:
             "gated_steps": list(cert.gated),
         },
         "notes": list(pair.notes),
+        "removed": pair.removed,
     }
 
 
@@ -397,4 +489,6 @@ def manifest_record(manifest: Manifest) -> dict[str, object]:
         "counts": manifest.counts(),
         "pairs": [pair_record(p) for p in manifest.pairs],
         "dropped": [drop_record(d) for d in manifest.dropped],
+        "act_items": [{"id": f.id, "category": f.category, "twin_of": list(f.twin_of), "reason": f.reason}
+                      for f in manifest.act_fates],
     }

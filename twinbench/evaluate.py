@@ -78,14 +78,13 @@ def evaluate(
         pairs = manifest.scored
         needed = {p.ask_id for p in pairs} | {p.act_id for p in pairs}
         try:
-            load = scorer.read_rollouts(run, sorted(needed))
+            load = scorer.reader().read(run, sorted(needed))
         except TwinbenchError as exc:  # one unreadable run does not stop the others
             all_skipped.append((str(run.location), f"cannot be read: {exc}"))
             continue
         all_warnings.extend(load.warnings)
-        items = {item.id: item for item in scorer.items() if item.id in needed}
-        decisions = decide(run.model, pairs, items, load.rollouts, scorer.effects(), options.count_login)
-        out.append(ModelRun(run, key, tuple(decisions), scorer.official_verdicts(run, load), load))
+        decisions = decide(run.model, pairs, manifest.items, load.rollouts, scorer.rule(), options.count_login)
+        out.append(ModelRun(run, key, tuple(decisions), load.official, load))
     return Evaluation(tuple(out), {k: manifests[k] for k in adapters}, adapters, tuple(all_skipped),
                       tuple(all_warnings))
 
@@ -286,9 +285,9 @@ def policy_runs(adapter: Adapter, directory: Path, manifest: Manifest) -> list[R
     if not manifest.scored:
         raise AdapterError("discovery found no scored pairs in this data, so there is nothing to score "
                            "(see `twinbench pairs` for every item's fate)")
-    items = {item.id: item for item in adapter.items()}
+    reader = adapter.reader()
     runs = []
     for name in POLICIES:
-        run = adapter.write_rollouts(directory, name, policy_rollouts(name, manifest.scored, items))
+        run = reader.write(directory, name, policy_rollouts(name, manifest.scored, manifest.items))
         runs.append(attrs.evolve(run, details={**run.details, BUILTIN: "reference policy"}))
     return runs

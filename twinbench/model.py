@@ -7,6 +7,8 @@ these records; discovery, decisions, scoring and reports only ever see them.
 from __future__ import annotations
 
 import enum
+from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import attrs
@@ -34,6 +36,39 @@ class Perturbation(str, enum.Enum):
     TOOL_REMOVED = "tool_removed"  # a tool was taken out of the tool list
     BOTH = "value_and_tool_removed"
     UNDETECTED = "undetected"  # the anchor turns look the same on both sides
+
+
+class PairStatus(enum.StrEnum):
+    """Whether a content-verified pair is scored."""
+
+    SCORED = "scored"
+    EXCLUDED = "excluded"
+
+
+class Bearing(enum.StrEnum):
+    """What the should-act reference does on the anchor turn, by the adapter's action rule."""
+
+    ACTION = "mutate"  # at least one call counts as acting
+    LOGIN_ONLY = "login_only"  # only calls that act under --count-login
+    NO_ACTION = "read_only"  # no call counts as acting
+
+
+class CertificationStatus(enum.StrEnum):
+    CERTIFIED = "certified"
+    CONSTRUCTION_ERROR = "construction_error"
+    UNCERTIFIED = "uncertified"  # no curation applies
+
+
+@attrs.frozen
+class DeclaredPerturbation:
+    """What the leaderboard says it removed to make a should-ask item from its twin.
+
+    ``removed`` names the piece: the held-out parameter for a value removal, the tool's
+    name for a tool removal. Discovery checks the declaration against the content.
+    """
+
+    kind: Perturbation
+    removed: str
 
 
 @attrs.frozen
@@ -88,12 +123,21 @@ class Turn:
 
 @attrs.frozen
 class Item:
-    """One dialogue of a leaderboard, with its category and the side it is on."""
+    """One dialogue of a leaderboard, with its category and the side it is on.
+
+    ``family`` groups the items of one underlying scenario (the family graph). A
+    should-ask item may carry its complete twin inline (``twin``, like HELM's contrast
+    inputs) and say what was removed (``perturbation``); discovery still verifies both
+    by content.
+    """
 
     id: str
     category: str
     side: Side
     turns: tuple[Turn, ...]
+    family: str | None = None
+    twin: Item | None = attrs.field(default=None, repr=False)
+    perturbation: DeclaredPerturbation | None = None
 
 
 @attrs.frozen
@@ -106,24 +150,25 @@ class Certification:
     reading); ``gated`` those that depend on it.
     """
 
-    status: str
+    status: CertificationStatus
     reason: str = ""
     compound: bool = False
     independent: tuple[str, ...] = ()
     gated: tuple[str, ...] = ()
 
 
-UNCERTIFIED = Certification(status="uncertified", reason="no curation applies to this data")
+UNCERTIFIED = Certification(status=CertificationStatus.UNCERTIFIED, reason="no curation applies to this data")
 
 
 @attrs.frozen
 class Pair:
     """A content-verified twin pair: the same request with and without one piece of information.
 
-    ``status`` is ``scored`` or ``excluded``; ``reason`` says why. ``anchor_turn`` is the
+    ``status`` is scored or excluded; ``reason`` says why. ``anchor_turn`` is the
     anchor's index in the should-ask item, ``act_anchor_turn`` in the should-act item.
     ``removed_tools`` are tools offered on the should-act anchor turn but not on the
     should-ask one: a call to one of them on the should-ask side still counts.
+    ``removed`` is what the leaderboard declared it removed (a parameter or a tool), if it did.
     """
 
     ask_id: str
@@ -133,16 +178,17 @@ class Pair:
     act_anchor_turn: int
     perturbation: Perturbation
     removed_tools: tuple[str, ...]
-    decision_bearing: str  # "mutate", "login_only", "read_only"
+    decision_bearing: Bearing
     reference_anchor_calls: tuple[str, ...]
     certification: Certification
-    status: str
+    status: PairStatus
     reason: str
     notes: tuple[str, ...] = ()
+    removed: str | None = None
 
     @property
     def scored(self) -> bool:
-        return self.status == "scored"
+        return self.status is PairStatus.SCORED
 
 
 @attrs.frozen
@@ -156,6 +202,16 @@ class Drop:
 
 
 @attrs.frozen
+class ActFate:
+    """What became of a should-act item: the twin of some pairs, or why it is the twin of none."""
+
+    id: str
+    category: str
+    twin_of: tuple[str, ...]  # the should-ask items it is the verified twin of
+    reason: str
+
+
+@attrs.frozen
 class FunctionEffect:
     """The effect label of one tool function, with its reason and where it came from."""
 
@@ -165,3 +221,102 @@ class FunctionEffect:
     reason: str
     origin: str = "table"  # "table" (hand-made, with its reason) or "source" (derived from the code)
     notes: tuple[tuple[str, str], ...] = ()  # e.g. ("analyzer_disagrees", why the table differs from the code)
+
+
+# ---------------------------------------------------------------------------------------
+# model outputs
+# ---------------------------------------------------------------------------------------
+
+
+@attrs.frozen
+class Rollout:
+    """One model's stored output for one item: calls per turn, or why there are none.
+
+    ``turns`` holds, per turn the rollout reached, the calls parsed out of each step
+    (one tuple per step). ``error`` is set when the leaderboard stored an error instead
+    of a rollout, or the rollout could not be read; then the item is unscored for that
+    model, never read as "no call".
+    """
+
+    item_id: str
+    turns: tuple[tuple[tuple[Call, ...], ...], ...] | None
+    error: str | None = None
+
+    def calls_on(self, turn: int) -> tuple[Call, ...] | None:
+        """All calls of one turn; ``()`` when the rollout ended before it; ``None`` on error."""
+        if self.turns is None:
+            return None
+        if turn >= len(self.turns):
+            return ()
+        return tuple(call for step in self.turns[turn] for call in step)
+
+    def ended_before(self, turn: int) -> bool:
+        return self.turns is not None and turn >= len(self.turns)
+
+
+@attrs.frozen
+class RunRef:
+    """One model's run on the leaderboard, as found on disk."""
+
+    model: str
+    location: Path
+    details: Mapping[str, str] = attrs.field(factory=dict)
+    #: adapter-private data about the run (file lists, ...); not compared, not shown
+    payload: object = attrs.field(default=None, eq=False, repr=False)
+
+
+@attrs.frozen
+class RunLoad:
+    """What reading one run gave: rollouts by item id, plus everything worth a warning.
+
+    ``notes`` are counts for the JSON output (``run_notes``); ``remarks`` are sentences
+    shown as they are in the coverage line of the table (e.g. "dialogue differs ...").
+    """
+
+    run: RunRef
+    rollouts: Mapping[str, Rollout]
+    warnings: tuple[str, ...] = ()
+    notes: Mapping[str, object] = attrs.field(factory=dict)
+    #: the leaderboard's own pass/fail per item, when the reader found it alongside the outputs
+    official: Mapping[str, bool] | None = None
+    remarks: tuple[str, ...] = ()
+
+
+@attrs.frozen
+class RunSearch:
+    """Runs found under the user's paths, and the folders skipped with their reason."""
+
+    runs: tuple[RunRef, ...]
+    skipped: tuple[tuple[str, str], ...] = ()
+    warnings: tuple[str, ...] = ()
+
+
+@attrs.frozen
+class PairDecision:
+    """One model's decision on both sides of one pair (or why the pair is unscored).
+
+    ``acted``: an attempt on the should-act anchor turn; ``held_back``: none on the
+    should-ask anchor turn; ``held_back_credited``: held back, or (on a compound turn)
+    attempts confined to the steps the turn authorizes on its own.
+    """
+
+    model: str
+    ask_id: str
+    act_id: str
+    category: str
+    anchor_turn: int
+    act_anchor_turn: int
+    certification: str
+    compound: bool
+    scored: bool
+    missing: str | None  # why unscored: "<side>: <reason>" (coarse, for counting)
+    acted: bool | None = None
+    held_back: bool | None = None
+    held_back_credited: bool | None = None
+    calls_on_act: tuple[str, ...] = ()
+    calls_on_ask: tuple[str, ...] = ()
+    attempts_on_ask: tuple[str, ...] = ()
+    act_ended_early: bool = False
+    ask_ended_early: bool = False
+    same_history: bool | None = None
+    missing_detail: str | None = None  # the stored error message(s), when there are any

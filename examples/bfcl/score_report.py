@@ -8,7 +8,7 @@ RESULTS_DIR is a folder written by BFCL's harness (``result/<model>/multi_turn/.
 BFCL v4, ``<model>/BFCL_v3_...`` for v3), or one model folder of it. The report holds the
 data release used, the funnel of twin pairs, the score table, coverage per model and a
 short guide to reading the numbers. Everything goes through twinbench's Python API, the
-same path as ``twinbench score``: the adapter from the registry, ``find_runs``,
+same path as ``twinbench score``: the adapter from the registry, ``reader().find``,
 ``evaluate``, ``summarize`` and ``render_score``.
 
 A problem the user can fix (missing folder, no run in it, data unavailable) ends in one
@@ -132,7 +132,7 @@ def build_report(args: argparse.Namespace, adapter_cls: type[Adapter]) -> str:
         raise ReportError("--seed must be a non-negative integer")
 
     adapter = adapter_cls.from_args(args)
-    search = adapter.find_runs([results], args.model)
+    search = adapter.reader().find([results], args.model)
     if not search.runs:
         skipped = "".join(f"; skipped {folder}: {reason}" for folder, reason in search.skipped)
         raise ReportError(f"no complete BFCL run (base, miss_func and miss_param result files) under {results}"

@@ -20,10 +20,11 @@ from pathlib import Path
 
 import attrs
 
-from twinbench.adapter import Adapter, AdapterError, Rollout, RunLoad, RunRef, RunSearch
+from twinbench.adapter import Adapter, AdapterError, Rollout, RunLoad, RunReader, RunRef, RunSearch
 from twinbench.calls import parse_python_calls, parse_step
-from twinbench.effects import EffectClassifier, load_effect_table
+from twinbench.effects import load_effect_table
 from twinbench.model import Call, Item, Side, Turn
+from twinbench.rules import EffectTableRule
 
 __all__ = ["TinyBenchAdapter"]
 
@@ -148,7 +149,8 @@ class TinyBenchAdapter(Adapter):
                     reference_text=reference_text,
                 )
             )
-        return Item(id=str(record["id"]), category=kind, side=SIDES[kind], turns=tuple(turns))
+        return Item(id=str(record["id"]), category=kind, side=SIDES[kind], turns=tuple(turns),
+                    family=f"scenario {int(record['scenario'])}")
 
     def items(self) -> Sequence[Item]:
         return self._loaded.items
@@ -163,28 +165,32 @@ class TinyBenchAdapter(Adapter):
             if item.side is Side.ASK
         }
 
-    def family_key(self, item: Item) -> str | None:
-        number = self._loaded.scenario.get(item.id)
-        return None if number is None else f"scenario {number}"
-
-    # -- effects -----------------------------------------------------------------------
+    # -- the decision rule ---------------------------------------------------------------
     @functools.cached_property
-    def _effects(self) -> EffectClassifier:
+    def _rule(self) -> EffectTableRule:
         # a broken table raises EffectTableError, a TwinbenchError: the CLI reports it in one line
-        return load_effect_table(self._data_file(EFFECTS_FILE))
+        return EffectTableRule(load_effect_table(self._data_file(EFFECTS_FILE)), qualifier=None)
 
-    def effects(self) -> EffectClassifier:
-        return self._effects
+    def rule(self) -> EffectTableRule:
+        """Acting = a call the effect table labels ``mutate`` (names match the tool list exactly)."""
+        return self._rule
 
     # -- model outputs -----------------------------------------------------------------
-    def find_runs(self, paths: Sequence[Path], models: Sequence[str] = (), scores: Path | None = None) -> RunSearch:
+    def runs(self) -> TinyBenchRuns:
+        return TinyBenchRuns()
+
+
+class TinyBenchRuns(RunReader):
+    """Runs are ``<dir>/<model>/outputs.jsonl``: one JSON line per item, ``{"id", "turns"}`` or ``{"id", "error"}``."""
+
+    def find(self, paths: Sequence[Path], models: Sequence[str] = (), official: Path | None = None) -> RunSearch:
         """Runs are ``<dir>/<model>/outputs.jsonl``; a path may also be one model folder."""
         runs: list[RunRef] = []
         seen: list[str] = []  # every model folder with outputs, selected or not
         skipped: list[tuple[str, str]] = []
         warnings: list[str] = []
-        if scores is not None:
-            warnings.append(f"TinyBench runs have no score files; --scores {scores} is ignored")
+        if official is not None:
+            warnings.append(f"TinyBench runs have no score files; --scores {official} is ignored")
         for path in map(Path, paths):
             if not path.exists():
                 raise AdapterError(f"results folder {path} does not exist")
@@ -215,7 +221,7 @@ class TinyBenchAdapter(Adapter):
         return RunSearch(runs=tuple(sorted(runs, key=lambda r: r.model)), skipped=tuple(skipped),
                          warnings=tuple(warnings))
 
-    def read_rollouts(self, run: RunRef, item_ids: Iterable[str]) -> RunLoad:
+    def read(self, run: RunRef, item_ids: Iterable[str]) -> RunLoad:
         """One rollout per wanted id; an ``error`` entry is a rollout without turns, never "no call"."""
         path = run.location / OUTPUTS_FILE
         wanted = set(item_ids)
@@ -261,9 +267,7 @@ class TinyBenchAdapter(Adapter):
             return Rollout(item_id, None, "malformed entry: 'turns' is not a list of lists of steps")
         return Rollout(item_id, tuple(tuple(tuple(parse_step(step)) for step in turn) for turn in turns))
 
-    def write_rollouts(
-        self, directory: Path, model: str, rollouts: Mapping[str, Sequence[Sequence[Sequence[Call]]]]
-    ) -> RunRef:
+    def write(self, directory: Path, model: str, rollouts: Mapping[str, Sequence[Sequence[Sequence[Call]]]]) -> RunRef:
         """Write ``<directory>/<model>/outputs.jsonl``: python-style call text per step, prose for an empty one."""
         folder = Path(directory) / model
         folder.mkdir(parents=True, exist_ok=True)

@@ -10,10 +10,11 @@ from pathlib import Path
 
 import yaml
 
-from twinbench.adapter import Adapter, AdapterError, RunLoad, RunRef, RunSearch
+from twinbench.adapter import Adapter, AdapterError, RunRef
 from twinbench.curation import CompoundTurn, Curation
 from twinbench.effects import EffectClassifier, SourceVerdict, analyze_source, load_effect_table
 from twinbench.model import Effect, FunctionEffect, Item, Side
+from twinbench.rules import EffectTableRule
 
 from . import dataset, runs
 from .release import DEFAULT_RELEASE, LAST_V3_RELEASE, ReleaseData, locate
@@ -104,9 +105,6 @@ class BFCLAdapter(Adapter):
             if item.side is Side.ASK
         }
 
-    def family_key(self, item: Item) -> str | None:
-        return f"scenario {dataset.scenario_index(item.id)}"
-
     # -- effects -----------------------------------------------------------------------------
     @functools.cached_property
     def _effect_table(self) -> EffectClassifier:
@@ -136,7 +134,17 @@ class BFCLAdapter(Adapter):
         return EffectClassifier(functions=tuple(functions), rules=table.rules)
 
     def effects(self) -> EffectClassifier:
+        """The effect labels of every function this release offers."""
         return self._effects
+
+    @functools.cached_property
+    def _rule(self) -> EffectTableRule:
+        return EffectTableRule(self._effects, qualifier=".", owners=self.function_owners(),
+                               verdicts=self.source_verdicts())
+
+    def rule(self) -> EffectTableRule:
+        """A world-changing call (effect table, echo rule, source analysis); ``Cls.fn`` is ``fn``."""
+        return self._rule
 
     @functools.cached_property
     def _source_verdicts(self) -> dict[str, SourceVerdict]:
@@ -157,9 +165,6 @@ class BFCLAdapter(Adapter):
         return {name: cls for cls, names in self.data.tools_by_class.items() for name in names}
 
     # -- runs --------------------------------------------------------------------------------
-    def find_runs(self, paths: Sequence[Path], models: Sequence[str] = (), scores: Path | None = None) -> RunSearch:
-        return runs.search(paths, models, scores)
-
     def for_run(self, run: RunRef) -> BFCLAdapter:
         """BFCL_v3 results are scored against the last v3 release, v4 against the default, unless chosen."""
         if self.release_chosen:
@@ -175,11 +180,12 @@ class BFCLAdapter(Adapter):
     def _items_by_id(self) -> dict[str, Item]:
         return {item.id: item for item in self.items()}
 
-    def read_rollouts(self, run: RunRef, item_ids: Iterable[str]) -> RunLoad:
-        return runs.read(run, item_ids, self._items_by_id, self.release.prefix)
+    @functools.cached_property
+    def _runs(self) -> runs.BFCLRuns:
+        return runs.BFCLRuns(self._items_by_id, self.release.prefix, dataset.category_of)
 
-    def write_rollouts(self, directory: Path, model: str, rollouts) -> RunRef:
-        return runs.write(directory, model, rollouts, dataset.category_of, self.release.prefix)
+    def runs(self) -> runs.BFCLRuns:
+        return self._runs
 
     # -- curation ----------------------------------------------------------------------------
     def curation(self) -> Curation:

@@ -207,7 +207,8 @@ def to_item(raw: RawItem, tools_by_class: dict[str, tuple[str, ...]]) -> Item:
         reference_text = tuple(str(s) for s in truth)
         reference = tuple(_parse_reference(raw.id, s) for s in reference_text)
         turns.append(Turn(index=index, user_text=user, tools=tools, reference=reference, reference_text=reference_text))
-    return Item(id=raw.id, category=raw.category, side=SIDES[raw.category], turns=tuple(turns))
+    return Item(id=raw.id, category=raw.category, side=SIDES[raw.category], turns=tuple(turns),
+                family=f"scenario {scenario_index(raw.id)}")
 
 
 def scenario_index(item_id: str) -> int:

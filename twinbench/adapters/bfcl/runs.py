@@ -9,7 +9,7 @@ from pathlib import Path
 
 import attrs
 
-from twinbench.adapter import AdapterError, Rollout, RunLoad, RunRef, RunSearch
+from twinbench.adapter import AdapterError, Rollout, RunLoad, RunReader, RunRef, RunSearch
 from twinbench.calls import parse_step
 from twinbench.model import Call, Item
 
@@ -138,12 +138,13 @@ def read(run: RunRef, item_ids: Iterable[str], items: Mapping[str, Item], datase
             "dialogue text (another release, or translated turns); its decisions are read against this release's items"
         )
     notes = {"logged_items": logged, "logged_items_differing": differing, "error_entries": errors}
+    remarks = (f"dialogue differs from the release on {differing} of {logged} logged items",) if differing else ()
     if found.score_files:
         missing = [c for c in SCORED_CATEGORIES if c not in found.score_files]
         if missing:
             warnings.append(f"{run.model}: no score file for {', '.join(missing)}; no official verdicts there")
     return RunLoad(run=run, rollouts=rollouts, warnings=tuple(warnings), notes=notes,
-                   official=official or None)
+                   official=official or None, remarks=remarks)
 
 
 def _official(run: RunRef, category: str, entries: Mapping[str, results.ResultEntry], lines: int,
@@ -200,3 +201,21 @@ def write(directory: Path, model: str, rollouts: Mapping[str, Sequence[Sequence[
     scan = results.find_runs(folder.parent, SCORED_CATEGORIES)
     (found,) = scan.runs
     return RunRef(model=model, location=found.root, details={"dataset": f"BFCL_{found.version}"}, payload=found)
+
+
+@attrs.frozen(eq=False)
+class BFCLRuns(RunReader):
+    """BFCL result trees (v3 and v4 layouts) with their score files, read against one release's items."""
+
+    items: Mapping[str, Item]
+    dataset_prefix: str
+    category_of: object  # item id -> category, for writing
+
+    def find(self, paths: Sequence[Path], models: Sequence[str] = (), official: Path | None = None) -> RunSearch:
+        return search(paths, models, official)
+
+    def read(self, run: RunRef, item_ids: Iterable[str]) -> RunLoad:
+        return read(run, item_ids, self.items, self.dataset_prefix)
+
+    def write(self, directory: Path, model: str, rollouts: Mapping[str, Sequence[Sequence[Sequence[Call]]]]) -> RunRef:
+        return write(directory, model, rollouts, self.category_of, self.dataset_prefix)
