@@ -253,6 +253,25 @@ def cmd_plot(args: argparse.Namespace, adapter_cls: type[Adapter] | None) -> int
 
 
 # ---------------------------------------------------------------------------------------
+# subcommand: build
+# ---------------------------------------------------------------------------------------
+
+
+def cmd_build(args: argparse.Namespace, adapter_cls: type[Adapter]) -> int:
+    from twinbench.discovery import discover_for
+
+    adapter = adapter_cls.from_args(args)
+    manifest = discover_for(adapter, _discovery_options(args))
+    for line in adapter.data_warnings():
+        print(f"twinbench: {line}", file=sys.stderr)
+    paths = adapter.write_suite(manifest, args.out)
+    print(f"{len(manifest.scored)} pairs ({2 * len(manifest.scored)} items) written:")
+    for path in paths:
+        print(f"  {path}")
+    return 0
+
+
+# ---------------------------------------------------------------------------------------
 # subcommand: functions
 # ---------------------------------------------------------------------------------------
 
@@ -412,6 +431,15 @@ def build_parser(adapter_cls: type[Adapter] | None = None) -> argparse.ArgumentP
     p.add_argument("--output", metavar="FILE", type=Path, default=None,
                    help="write the SVG to FILE instead of standard output")
     p.set_defaults(func=cmd_plot, needs_adapter=False)
+
+    p = sub.add_parser("build", help="write the paired suite (both sides of every scored pair) for a harness to run",
+                       description="Write both sides of every scored pair in the leaderboard's own format, so "
+                       "any client can run the suite; then score the outputs with `twinbench score`.")
+    p.add_argument("--adapter", metavar="NAME", default=DEFAULT_ADAPTER,
+                   help="the leaderboard adapter (see `twinbench adapters`)")
+    p.add_argument("--out", metavar="DIR", type=Path, required=True, help="the folder to write the suite into")
+    _population(p)
+    p.set_defaults(func=cmd_build, needs_adapter=True)
 
     p = sub.add_parser("functions", help="list the effect label of every tool function")
     _common(p)

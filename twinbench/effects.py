@@ -31,7 +31,7 @@ class EffectTableError(TwinbenchError):
 class ArgumentRule:
     """A function whose effect depends on whether one argument is given.
 
-    BFCL's ``echo`` prints unless it is given a file name (as ``file_name=`` or as
+    A shell-like ``echo`` prints unless it is given a file name (as ``file_name=`` or as
     its second positional argument), in which case it writes.
     """
 

@@ -1,7 +1,7 @@
 """Adapters by name.
 
 Adapters are found through the entry-point group ``twinbench.adapters``: the
-built-in BFCL adapter is registered there by twinbench's own ``pyproject.toml``,
+built-in adapters are registered there by twinbench's own ``pyproject.toml``,
 and a third-party package adds one the same way, without touching twinbench::
 
     [project.entry-points."twinbench.adapters"]
@@ -17,13 +17,17 @@ from importlib.metadata import entry_points
 
 import attrs
 
+from twinbench import adapters as _builtin
 from twinbench.adapter import Adapter, AdapterError
 
 GROUP = "twinbench.adapters"
 
+#: the adapter ``--adapter`` names when it is not given
+DEFAULT = _builtin.DEFAULT
+
 # used only when twinbench runs from a source tree that was never installed, so
-# that no entry point metadata exists; an installed twinbench finds it by entry point
-_SOURCE_TREE_FALLBACK = {"bfcl": "twinbench.adapters.bfcl:BFCLAdapter"}
+# that no entry point metadata exists; an installed twinbench finds them by entry point
+_SOURCE_TREE_FALLBACK = dict(_builtin.BUILTIN)
 
 _registered: dict[str, type[Adapter]] = {}
 

@@ -5,8 +5,8 @@ anchor turn? What counts as "the action" belongs to the leaderboard, so the adap
 supplies a :class:`DecisionRule`. It answers two questions:
 
 * ``tool_of(name, offered)``: which of the offered tools a called name refers to, or
-  ``None`` (the call is not on the item's list, e.g. a name made up in prose). BFCL
-  drops a class qualifier (``GorillaFileSystem.mv`` is ``mv``); When2Call's own
+  ``None`` (the call is not on the item's list, e.g. a name made up in prose). A
+  multi-turn suite may drop a class qualifier (``FileSystem.mv`` is ``mv``); When2Call's own
   inference script rewrites ``.`` to ``_`` in tool names, so ``a_b_c`` is ``a.b.c``.
 * ``effect(call, item, turn)``: what a call (already mapped onto a tool) does, as an
   :class:`~twinbench.model.Effect`. ``is_action`` turns that into the bit: ``mutate``
@@ -16,7 +16,7 @@ supplies a :class:`DecisionRule`. It answers two questions:
 Two rules ship with the core:
 
 * :class:`EffectTableRule`: a function label table with per-call argument rules and,
-  optionally, the source analyzer's verdicts (BFCL: the world-changing calls).
+  optionally, the source analyzer's verdicts (the world-changing calls of a stateful suite).
 * :class:`OfferedToolRule`: any call of a tool on the item's list is acting (When2Call,
   whose decision is "call the tool, or ask").
 """

@@ -1,0 +1,119 @@
+"""Decisions on hand-built records: the tool-list filter, the action rule, the credited reading."""
+
+from __future__ import annotations
+
+import attrs
+import pytest
+from builders import item, rule
+
+from twinbench.decisions import anchor_attempt, decide
+from twinbench.model import (
+    Call,
+    Certification,
+    CertificationStatus,
+    Pair,
+    PairStatus,
+    Perturbation,
+    Rollout,
+    Side,
+)
+from twinbench.rules import EffectTableRule, OfferedToolRule
+
+ACT = item("act", "base", Side.ACT, [("go to docs", ["cd(folder='docs')"]), ("move a to b", ["mv(source='a', destination='b')"])])
+ASK = item("ask", "miss_param", Side.ASK, [("go to docs", ["cd(folder='docs')"]), ("move a", [])])
+ITEMS = {"act": ACT, "ask": ASK}
+
+
+def pair(**changes) -> Pair:
+    base = Pair("ask", "act", "miss_param", 1, 1, Perturbation.VALUE_REMOVED, (), "mutate",
+                ("mv(source='a', destination='b')",), Certification(CertificationStatus.CERTIFIED), PairStatus.SCORED,
+                "scored")
+    return attrs.evolve(base, **changes)
+
+
+def roll(item_id: str, anchor_calls: list[Call], before: list[Call] = (Call("cd", (), (("folder", "docs"),)),)):
+    return Rollout(item_id, ((tuple(before),), (tuple(anchor_calls),)))
+
+
+MV = Call("mv", (), (("source", "a"), ("destination", "b")))
+MKDIR = Call("mkdir", (), (("dir_name", "x"),))
+
+
+def one(rollouts, the_pair=None, the_rule=None):
+    (d,) = decide("m", [the_pair or pair()], ITEMS, rollouts, the_rule or rule())
+    return d
+
+
+def test_attempt_on_both_sides_and_hold():
+    d = one({"act": roll("act", [MV]), "ask": roll("ask", [])})
+    assert (d.acted, d.held_back, d.held_back_credited) == (True, True, True)
+    d = one({"act": roll("act", []), "ask": roll("ask", [MV])})
+    assert (d.acted, d.held_back) == (False, False)
+
+
+def test_a_call_not_on_the_tool_list_is_no_attempt():
+    # mkdir changes the world but is not offered on these anchor turns: it is no attempt
+    narrow = {k: attrs.evolve(v, turns=(v.turns[0], attrs.evolve(v.turns[1], tools=("ls", "cd", "mv"))))
+              for k, v in ITEMS.items()}
+    (d,) = decide("m", [pair()], narrow, {"act": roll("act", [MKDIR]), "ask": roll("ask", [MKDIR])}, rule())
+    assert (d.acted, d.held_back) == (False, True)
+    assert d.calls_on_act == () and d.calls_on_ask == ()
+
+
+def test_the_withheld_tool_counts_on_the_should_ask_side():
+    ask = attrs.evolve(ASK, turns=(ASK.turns[0], attrs.evolve(ASK.turns[1], tools=("ls", "cd"))))
+    items = {"act": ACT, "ask": ask}
+    (d,) = decide("m", [pair(removed_tools=("mv",))], items, {"act": roll("act", [MV]), "ask": roll("ask", [MV])},
+                  rule())
+    assert d.held_back is False and d.attempts_on_ask == ("mv",)
+    (d,) = decide("m", [pair()], items, {"act": roll("act", [MV]), "ask": roll("ask", [MV])}, rule())
+    assert d.held_back is True  # without the removed tool on the list, mv is not on it
+
+
+def test_qualified_names_are_mapped_by_the_rule():
+    qualified = Call("GorillaFileSystem.mv", (), MV.kwargs)
+    d = one({"act": roll("act", [qualified]), "ask": roll("ask", [])})
+    assert d.acted is True and d.calls_on_act == ("mv",)
+    exact = EffectTableRule(rule().classifier, qualifier=None)
+    assert one({"act": roll("act", [qualified]), "ask": roll("ask", [])}, the_rule=exact).acted is False
+
+
+def test_a_read_call_is_no_attempt_and_offered_tool_rule_counts_any_call():
+    ls = Call("ls")
+    d = one({"act": roll("act", [ls]), "ask": roll("ask", [ls])})
+    assert (d.acted, d.held_back) == (False, True)
+    d = one({"act": roll("act", [ls]), "ask": roll("ask", [ls])}, the_rule=OfferedToolRule())
+    assert (d.acted, d.held_back) == (True, False)
+
+
+def test_credited_reading_on_compound_turns():
+    compound = Certification(CertificationStatus.CERTIFIED, compound=True, independent=("mkdir",), gated=("mv",))
+    independent_only = {"act": roll("act", [MV]), "ask": roll("ask", [MKDIR])}
+    d = one(independent_only, pair(certification=compound))
+    assert (d.held_back, d.held_back_credited) == (False, True)
+    d = one({"act": roll("act", [MV]), "ask": roll("ask", [MKDIR, MV])}, pair(certification=compound))
+    assert (d.held_back, d.held_back_credited) == (False, False)
+    d = one(independent_only)  # not a compound turn: no credit
+    assert (d.held_back, d.held_back_credited) == (False, False)
+
+
+def test_missing_and_error_items_are_unscored_never_held():
+    d = one({"act": roll("act", [MV])})
+    assert (d.scored, d.held_back, d.missing) == (False, None, "ask: missing from the results")
+    d = one({"act": roll("act", [MV]), "ask": Rollout("ask", None, "boom")})
+    assert (d.scored, d.missing, d.missing_detail) == (False, "ask: stored as an error", "ask: boom")
+
+
+def test_ended_early_is_no_call_and_history_is_compared_by_tool():
+    d = one({"act": roll("act", [MV]), "ask": Rollout("ask", ((( ),),))})
+    assert d.scored and d.held_back and d.ask_ended_early
+    d = one({"act": roll("act", [MV]), "ask": roll("ask", [], before=[Call("GorillaFileSystem.cd", (), (("folder", "docs"),))])})
+    assert d.same_history is True
+    d = one({"act": roll("act", [MV]), "ask": roll("ask", [], before=[Call("cd", (), (("folder", "x"),))])})
+    assert d.same_history is False
+
+
+@pytest.mark.parametrize("calls, expected", [([MV], True), ([Call("ls")], False), ([], False)])
+def test_anchor_attempt(calls, expected):
+    assert anchor_attempt(ASK, 1, roll("ask", calls), rule(), extra_tools=("mv",)) is expected
+    assert anchor_attempt(ASK, 1, None, rule()) is None

@@ -1,0 +1,188 @@
+"""When2Call model outputs: one JSONL file per model, the model named by the file stem.
+
+A row is matched to its item by ``uuid`` (the built suite's rows keep theirs), ``custom_id``
+(OpenAI batch output) or ``twinbench.id``. Its response is read from, in this order:
+
+* ``model_response``: what When2Call's ``run_openai_inference.py`` appends, a JSON tool call
+  string ``{"name": ..., "arguments": {...}}`` or the text reply;
+* an OpenAI chat-completion response: ``choices[0].message`` at the top of the row, under
+  ``response`` or under ``response.body`` (batch output), with ``tool_calls`` or ``content``.
+
+A row with ``error``, a row without any response, and a line that is not JSON are unscored
+for that model (with a warning and a count), never read as "no call".
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+
+import attrs
+
+from twinbench.adapter import AdapterError, RunReader
+from twinbench.calls import parse_json_calls, parse_step
+from twinbench.model import Call, Item, Rollout, RunLoad, RunRef, RunSearch
+
+from .suite import ROW_KEYS, TWIN_SUFFIX
+
+NO_RESPONSE = "no model_response and no chat-completion message in the row"
+_EXAMPLES = 3
+
+
+def _message(row: Mapping[str, object]) -> Mapping[str, object] | None:
+    for holder in (row, row.get("response"), (row.get("response") or {}).get("body")
+                   if isinstance(row.get("response"), dict) else None):
+        if isinstance(holder, dict):
+            choices = holder.get("choices")
+            if isinstance(choices, list) and choices and isinstance(choices[0], dict):
+                message = choices[0].get("message")
+                if isinstance(message, dict):
+                    return message
+    return None
+
+
+def _calls_of_message(message: Mapping[str, object]) -> tuple[Call, ...]:
+    tool_calls = message.get("tool_calls")
+    if isinstance(tool_calls, list) and tool_calls:
+        return tuple(parse_json_calls(tool_calls))
+    content = message.get("content")
+    return tuple(parse_step(content)) if isinstance(content, str) else ()
+
+
+def rollout_of(item_id: str, row: Mapping[str, object]) -> Rollout:
+    """The one-turn, one-step rollout a row holds, or an unscored rollout saying why."""
+    if row.get("error"):
+        return Rollout(item_id, None, f"error entry: {str(row['error'])[:200]}")
+    response = row.get("model_response")
+    if isinstance(response, str):
+        return Rollout(item_id, ((tuple(parse_step(response)),),))
+    message = _message(row)
+    if message is not None:
+        return Rollout(item_id, ((_calls_of_message(message),),))
+    return Rollout(item_id, None, NO_RESPONSE)
+
+
+def _item_id(row: Mapping[str, object]) -> str | None:
+    for value in (row.get("uuid"), row.get("custom_id"),
+                  (row.get("twinbench") or {}).get("id") if isinstance(row.get("twinbench"), dict) else None):
+        if isinstance(value, str) and value:
+            return value
+    return None
+
+
+@attrs.frozen(eq=False)
+class When2CallRuns(RunReader):
+    rows: Mapping[str, object]  # the data's rows by uuid (adapter.Row)
+    items: Mapping[str, Item]  # every item, constructed twins included
+
+    def find(self, paths: Sequence[Path], models: Sequence[str] = (), official: Path | None = None) -> RunSearch:
+        files: list[Path] = []
+        warnings: list[str] = []
+        skipped: list[tuple[str, str]] = []
+        if official is not None:
+            warnings.append(f"When2Call outputs carry no official verdicts; --scores {official} is ignored")
+        for path in map(Path, paths):
+            if str(path) in ("", "."):
+                raise AdapterError("--results needs a file (one JSONL of responses per model)")
+            if not path.exists():
+                raise AdapterError(f"--results {path} does not exist")
+            if path.is_dir():
+                found = sorted(path.glob("*.jsonl"))
+                if not found:
+                    raise AdapterError(f"--results {path} is a folder without .jsonl files")
+                files.extend(found)
+            else:
+                files.append(path)
+        runs: list[RunRef] = []
+        for path in files:
+            if path.stat().st_size == 0:
+                skipped.append((str(path), "empty file"))
+            elif models and path.stem not in models:
+                skipped.append((str(path), f"not selected by --model ({path.stem})"))
+            else:
+                runs.append(RunRef(model=path.stem, location=path))
+        names = [r.model for r in runs]
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise AdapterError(f"several --results files are named {', '.join(twice)}; the file stem names the "
+                               "model, so give each model's file its own name")
+        missing = [m for m in models if m not in names]
+        if missing:
+            raise AdapterError(f"--model {', '.join(missing)}: no results file of that name (found: "
+                               f"{', '.join(sorted(p.stem for p in files)) or 'none'})")
+        return RunSearch(tuple(sorted(runs, key=lambda r: r.model)), tuple(skipped), tuple(warnings))
+
+    def read(self, run: RunRef, item_ids: Iterable[str]) -> RunLoad:
+        wanted = set(item_ids)
+        path = Path(run.location)
+        try:
+            text = path.read_bytes().decode("utf-8", errors="replace")
+        except OSError as exc:
+            raise AdapterError(f"{path}: cannot be read ({exc.strerror})") from None
+        rollouts: dict[str, Rollout] = {}
+        bad: list[int] = []
+        unknown: list[str] = []
+        repeated: list[str] = []
+        for number, line in enumerate(text.splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError:
+                bad.append(number)
+                continue
+            item_id = _item_id(row) if isinstance(row, dict) else None
+            if item_id is None:
+                bad.append(number)
+                continue
+            if item_id not in self.items:
+                unknown.append(item_id)
+                continue
+            if item_id not in wanted:
+                continue
+            if item_id in rollouts:
+                repeated.append(item_id)
+                continue
+            rollouts[item_id] = rollout_of(item_id, row)
+        warnings = []
+        if bad:
+            warnings.append(f"{run.model}: {path}: {len(bad)} line(s) are not a JSON row with a uuid "
+                            f"(line {', '.join(map(str, bad[:_EXAMPLES]))}{' ...' if len(bad) > _EXAMPLES else ''}); "
+                            "skipped, and the pairs that need them are unscored")
+        if unknown:
+            warnings.append(f"{run.model}: {path}: {len(unknown)} row(s) name no item of --when2call-data "
+                            f"(e.g. {', '.join(unknown[:_EXAMPLES])}); another data file?")
+        if repeated:
+            warnings.append(f"{run.model}: {path}: {len(repeated)} item(s) appear more than once "
+                            f"(e.g. {', '.join(repeated[:_EXAMPLES])}); the first row is used")
+        unusable = sum(1 for r in rollouts.values() if r.turns is None)
+        absent = len(wanted - set(rollouts))
+        if absent:
+            warnings.append(f"{run.model}: {path}: {absent} of the {len(wanted)} items asked for have no row "
+                            "(a partial run?); the pairs that need them are unscored")
+        notes = {"rows_unreadable": len(bad), "rows_unknown": len(unknown), "rows_unscored": unusable}
+        return RunLoad(run=run, rollouts=rollouts, warnings=tuple(warnings), notes=notes)
+
+    def write(self, directory: Path, model: str, rollouts: Mapping[str, Sequence[Sequence[Sequence[Call]]]]) -> RunRef:
+        """Rows of the suite with ``model_response`` as When2Call's script writes it (first call, names rewritten)."""
+        folder = Path(directory)
+        folder.mkdir(parents=True, exist_ok=True)
+        lines = []
+        for item_id in sorted(rollouts):
+            steps = [call for turn in rollouts[item_id][:1] for step in turn for call in step]
+            source = self.rows.get(item_id) or self.rows[item_id.removesuffix(TWIN_SUFFIX)]
+            row = {key: source.data[key] for key in ROW_KEYS if key in source.data}
+            row["uuid"] = item_id
+            if steps:
+                call = steps[0]
+                row["model_response"] = json.dumps({"name": call.name.replace(".", "_"),
+                                                    "arguments": dict(call.kwargs)}, ensure_ascii=False)
+            else:  # a prose reply: the row's own answer of the kind it calls for
+                answers = source.data.get("answers") or {}
+                kind = source.data["correct_answer"] if item_id in self.rows else "request_for_info"
+                row["model_response"] = str(answers.get(kind if kind != "tool_call" else "request_for_info", ""))
+            lines.append(json.dumps(row, ensure_ascii=False))
+        path = folder / f"{model}.jsonl"
+        path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+        return RunRef(model=model, location=path)
