@@ -23,7 +23,7 @@ def subcommands() -> dict[str, argparse.ArgumentParser]:
 
 def sections() -> dict[str, str]:
     text = CLI_PAGE.read_text(encoding="utf-8")
-    parts = re.split(r"^## `twinbench (\w+)`\s*$", text, flags=re.M)
+    parts = re.split(r"^## `twinbench ([\w-]+)`\s*$", text, flags=re.M)
     return {parts[i]: parts[i + 1] for i in range(1, len(parts), 2)}
 
 

@@ -272,6 +272,22 @@ def cmd_build(args: argparse.Namespace, adapter_cls: type[Adapter]) -> int:
 
 
 # ---------------------------------------------------------------------------------------
+# subcommand: new-adapter
+# ---------------------------------------------------------------------------------------
+
+
+def cmd_new_adapter(args: argparse.Namespace, adapter_cls: type[Adapter] | None) -> int:
+    from twinbench.scaffold import create
+
+    files = create(args.name, args.dir)
+    print(f"adapter package {args.name} written to {args.dir}:")
+    for path in files:
+        print(f"  {path}")
+    print(f"next: pip install -e '{args.dir}[test]' && python -m pytest {args.dir}/tests")
+    return 0
+
+
+# ---------------------------------------------------------------------------------------
 # subcommand: functions
 # ---------------------------------------------------------------------------------------
 
@@ -440,6 +456,13 @@ def build_parser(adapter_cls: type[Adapter] | None = None) -> argparse.ArgumentP
     p.add_argument("--out", metavar="DIR", type=Path, required=True, help="the folder to write the suite into")
     _population(p)
     p.set_defaults(func=cmd_build, needs_adapter=True)
+
+    p = sub.add_parser("new-adapter", help="write a package to start a new leaderboard adapter from",
+                       description="Write a complete adapter package (module, data file, entry point, and a test "
+                       "that passes with the reference policies at 100/50/50) to start a port from.")
+    p.add_argument("name", metavar="NAME", help="the adapter's name (--adapter NAME), e.g. mybench")
+    p.add_argument("--dir", metavar="DIR", type=Path, required=True, help="a new (or empty) folder for the package")
+    p.set_defaults(func=cmd_new_adapter, needs_adapter=False)
 
     p = sub.add_parser("functions", help="list the effect label of every tool function")
     _common(p)

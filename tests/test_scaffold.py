@@ -1,0 +1,45 @@
+"""twinbench new-adapter: the generated package is a working adapter from the first minute."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import sys
+
+import pytest
+
+from twinbench import registry
+from twinbench.cli import main
+
+
+def test_generated_package_scores_its_reference_policies(tmp_path, capsys, monkeypatch):
+    assert main(["new-adapter", "demo_bench", "--dir", str(tmp_path / "pkg")]) == 0
+    capsys.readouterr()
+    pyproject = (tmp_path / "pkg" / "pyproject.toml").read_text()
+    assert 'demo_bench = "twinbench_demo_bench:DemoBenchAdapter"' in pyproject
+    assert (tmp_path / "pkg" / "tests" / "test_demo_bench.py").is_file()
+    monkeypatch.syspath_prepend(str(tmp_path / "pkg"))
+    module = importlib.import_module("twinbench_demo_bench")
+    registry.register(module.DemoBenchAdapter)
+    try:
+        assert main(["pairs", "--adapter", "demo_bench", "--format", "json"]) == 0
+        assert json.loads(capsys.readouterr().out)["counts"]["scored"] == 3
+        assert main(["score", "--adapter", "demo_bench", "--bootstrap", "0", "--format", "json"]) == 0
+        models = {m["model"]: (m["act"], m["hold"]) for m in json.loads(capsys.readouterr().out)["models"]}
+        assert models == {"oracle": (100.0, 100.0), "always-act": (100.0, 0.0), "never-act": (0.0, 100.0)}
+    finally:
+        registry.unregister("demo_bench")
+        sys.modules.pop("twinbench_demo_bench", None)
+
+
+@pytest.mark.parametrize("name", ["Bad-Name", "1bench", ""])
+def test_bad_names_are_refused_in_one_line(tmp_path, capsys, name):
+    assert main(["new-adapter", name, "--dir", str(tmp_path / "x")]) == 2
+    assert "adapter name" in capsys.readouterr().err and not (tmp_path / "x").exists()
+
+
+def test_a_folder_with_files_is_not_overwritten(tmp_path, capsys):
+    (tmp_path / "keep.txt").write_text("mine")
+    assert main(["new-adapter", "demo", "--dir", str(tmp_path)]) == 2
+    assert "not an empty folder" in capsys.readouterr().err
+    assert (tmp_path / "keep.txt").read_text() == "mine" and not (tmp_path / "pyproject.toml").exists()
