@@ -243,7 +243,8 @@ def test_read_v4_result_with_log_duplicates_errors_and_unicode() -> None:
 
 
 def test_entries_keep_nothing_of_the_raw_line() -> None:
-    assert [f.name for f in attrs.fields(ResultEntry)] == ["id", "turns", "error", "logged_user_turns", "line"]
+    assert [f.name for f in attrs.fields(ResultEntry)] == ["id", "turns", "error", "logged_user_turns", "line",
+                                                         "unreadable"]
     rf = read_result_file(MODEL_A / "multi_turn" / "BFCL_v4_multi_turn_base_result.json")
     text = repr(rf)
     for dropped in ("state_info", "handler_log", "input_token_count", "Traceback", "You are a helpful assistant"):
@@ -309,12 +310,13 @@ def test_v3_flat_result_with_bad_lines() -> None:
 
 def test_v3_flat_result_with_chinese_text() -> None:
     rf = read_result_file(MODEL_B / "BFCL_v3_multi_turn_base_result.json")
-    assert rf.warnings == ()
+    assert rf.warnings == ("1 entry without a usable result list: multi_turn_base_1 (result is an empty list "
+                           "(no turn at all))",)
     zero = rf.entries["multi_turn_base_0"]
     assert zero.turns == (('[cd(folder="文档"), ls()]', "完成了。"),)
     assert zero.logged_user_turns == (("进入文档文件夹并列出文件。",),)  # the system prompt is not a user turn
-    assert rf.entries["multi_turn_base_1"].turns == ()  # an empty rollout is still a rollout
-    assert rf.error_count == 0
+    empty = rf.entries["multi_turn_base_1"]  # no turn at all is no rollout: unreadable, never "no call"
+    assert (empty.turns, empty.unreadable) == (None, True)
 
 
 def test_invalid_utf8_is_replaced_and_warned(tmp_path: Path) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import attrs
+import pytest
 
 from builders import classifier, item, rule
 
@@ -179,3 +180,17 @@ def test_families_group_a_scenario_across_categories():
     m = run([base(0), miss_param(0), miss_func(0), base(1), miss_param(1)])
     assert family_of(m.families, "miss_func_0") == {"base_0", "miss_param_0", "miss_func_0"}
     assert m.counts()["scenario_families"] == 2
+
+
+def test_a_tool_without_a_label_is_refused_or_excluded_never_read_only():
+    from twinbench.adapter import AdapterError
+    from twinbench.effects import EffectClassifier
+    from twinbench.rules import EffectTableRule
+
+    without_mv = EffectClassifier(tuple(f for f in classifier().functions if f.name != "mv"), classifier().rules)
+    items = [base(0), miss_param(0)]
+    hints = {"miss_param_0": ["base_0"]}
+    with pytest.raises(AdapterError, match="no label for: mv"):
+        discover(items, hints, EffectTableRule(without_mv))
+    (p,) = discover(items, hints, EffectTableRule(without_mv, allow_unlabelled=True)).pairs
+    assert p.status == "excluded" and p.reason == "unlabelled tool: mv has no effect label"

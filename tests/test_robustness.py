@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from builders import classifier, item, tiny_package
+from builders import classifier, rule, item, tiny_package
 from test_score import MKDIR, good_lines, write_run
 
 from twinbench.adapter import AdapterError
@@ -28,7 +28,7 @@ def run(capsys, *argv):
 
 
 def score_json(capsys, release, *argv):
-    code, out, err = run(capsys, "score", "--bfcl-root", str(release), "--format", "json", "--bootstrap", "100", *argv)
+    code, out, err = run(capsys, "score", "--bfcl-root", str(release), "--format", "json", "--bootstrap", "200", *argv)
     assert code == 0, err
     return json.loads(out), err
 
@@ -99,6 +99,8 @@ def test_ranks_use_the_pairs_every_model_covers(tmp_path, release, capsys):
     (["--seed", "-1"], "--seed"),
     (["--bootstrap", "1000000000"], "--bootstrap"),
     (["--bootstrap", "-3"], "--bootstrap"),
+    (["--bootstrap", "1"], "between 200"),
+    (["--bootstrap", "199"], "between 200"),
 ])
 def test_bad_statistics_options(release, capsys, argv, message):
     code, _, err = run(capsys, "score", "--bfcl-root", str(release), *argv)
@@ -157,10 +159,10 @@ def test_duplicate_ids_in_release_data_are_warned_and_used_once(tmp_path, capsys
 def test_discovery_refuses_duplicate_ids_and_survives_a_trailing_anchor():
     act = item("a1", "act", Side.ACT, [("make dir a", ["mkdir(dir_name='a')"])])
     ask = item("k1", "ask", Side.ASK, [("make dir a", ["mkdir(dir_name='a')"]), ("and another", [])])
-    manifest = discover([act, ask], {"k1": ["a1"]}, classifier())
+    manifest = discover([act, ask], {"k1": ["a1"]}, rule())
     assert manifest.dropped[0].reason.startswith("shape mismatch")
     with pytest.raises(AdapterError, match="unique"):
-        discover([act, act, ask], {"k1": ["a1"]}, classifier())
+        discover([act, act, ask], {"k1": ["a1"]}, rule())
 
 
 def test_release_without_scored_pairs_in_a_category_still_scores_policies(tmp_path, capsys):

@@ -149,15 +149,16 @@ def test_only_id_and_result_and_non_ascii(tmp_path, release, capsys):
     assert out["models"][0]["model"] == "modèle-ü" and out["models"][0]["hold"] == 100.0
 
 
-def test_rollout_that_ended_before_the_anchor(tmp_path, release, capsys):
+@pytest.mark.parametrize("result", [[], [[1, 2]], [[True]], [["ok"], [3.5]]])
+def test_a_result_that_is_no_rollout_is_unreadable_never_a_hold(tmp_path, release, capsys, result):
     lines = good_lines()
-    lines["miss_param"] = [{"id": "multi_turn_miss_param_0", "result": []}]
+    lines["miss_param"] = [{"id": "multi_turn_miss_param_0", "result": result}]
     write_run(tmp_path / "runs", "m", lines)
     code, out, _ = score(release, tmp_path / "runs", capsys=capsys)
     model = out["models"][0]
-    assert model["pairs"] == 2 and model["coverage"]["ask_ended_before_anchor"] == 1
-    code, out, _ = score(release, tmp_path / "runs", "--drop-ended-early", capsys=capsys)
-    assert out["models"][0]["coverage"]["scored"] == 1
+    assert model["pairs"] == 1 and model["coverage"]["unscored"] == {"ask: unreadable rollout": 1}
+    assert any("BFCL_v4_multi_turn_miss_param_result.json" in w and "without a usable result list" in w
+               for w in out["warnings"])
 
 
 def test_inference_log_with_other_dialogue_is_warned(tmp_path, release, capsys):

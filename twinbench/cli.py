@@ -353,11 +353,13 @@ def _population(parser: argparse.ArgumentParser) -> None:
 
 
 MAX_BOOTSTRAP = 100_000
+MIN_BOOTSTRAP = 200
 
 
 def _check_statistics(args: argparse.Namespace) -> None:
-    if not 0 <= args.bootstrap <= MAX_BOOTSTRAP:
-        raise UsageError(f"--bootstrap must be between 0 (no intervals) and {MAX_BOOTSTRAP}")
+    if not (args.bootstrap == 0 or MIN_BOOTSTRAP <= args.bootstrap <= MAX_BOOTSTRAP):
+        raise UsageError(f"--bootstrap must be 0 (no intervals) or between {MIN_BOOTSTRAP} and {MAX_BOOTSTRAP}: "
+                         "fewer resamples give a 95% interval that need not even contain the estimate")
     if args.seed < 0:
         raise UsageError("--seed must be a non-negative integer")
 

@@ -17,9 +17,10 @@ from twinbench.rules import DecisionRule
 
 MISSING_ITEM = "missing from the results"
 ERROR_ENTRY = "stored as an error"
+UNREADABLE = "unreadable rollout"
 
 
-__all__ = ["ERROR_ENTRY", "MISSING_ITEM", "PairDecision", "anchor_attempt", "attempts", "decide", "valid_calls"]
+__all__ = ["ERROR_ENTRY", "MISSING_ITEM", "UNREADABLE", "PairDecision", "anchor_attempt", "attempts", "decide", "valid_calls"]
 
 
 def valid_calls(calls: Sequence[Call], tools: Sequence[str], rule: DecisionRule) -> list[Call]:
@@ -44,7 +45,7 @@ def _unavailable(rollout: Rollout | None) -> str | None:
     if rollout is None:
         return MISSING_ITEM
     if rollout.turns is None:
-        return ERROR_ENTRY
+        return UNREADABLE if rollout.unreadable else ERROR_ENTRY
     return None
 
 

@@ -326,6 +326,12 @@ def discover(
     """Run the funnel over every should-ask item."""
     by_id = _with_inline_twins(items)
     inline_ids = {item.twin.id for item in items if item.twin is not None}
+    unlabelled = set(rule.unlabelled(sorted({t for i in by_id.values() for turn in i.turns for t in turn.tools})))
+    if unlabelled and not rule.allow_unlabelled:
+        named = ", ".join(sorted(unlabelled)[:10]) + (" ..." if len(unlabelled) > 10 else "")
+        raise AdapterError(f"the items offer {len(unlabelled)} tool(s) the decision rule has no label for: {named}; "
+                           "label them in the adapter's effect table (without a label a call of them would "
+                           "silently count as no action)")
     applies = curation is not None and curation.applies
     ask_items = [item for item in items if item.side is Side.ASK]
     categories = tuple(dict.fromkeys(item.category for item in ask_items))
@@ -379,7 +385,10 @@ def discover(
         ref_calls = tuple(twin.turns[anchor].reference_text)
 
         counts_as_action = bearing is Bearing.ACTION or (options.count_login and bearing is Bearing.LOGIN_ONLY)
-        if options.all_pairs:
+        needs = sorted(unlabelled & (set(twin.turns[anchor].tools) | set(ask.turns[anchor].tools)))
+        if needs:
+            status, reason = PairStatus.EXCLUDED, f"unlabelled tool: {', '.join(needs)} has no effect label"
+        elif options.all_pairs:
             status, reason = PairStatus.SCORED, "all content-verified pairs are scored (--all-pairs)"
         elif not counts_as_action:
             label = "login-only" if bearing is Bearing.LOGIN_ONLY else "read-only"

@@ -241,6 +241,8 @@ class Rollout:
     item_id: str
     turns: tuple[tuple[tuple[Call, ...], ...], ...] | None
     error: str | None = None
+    #: the stored output is not a rollout at all (wrong shape): unscored as "unreadable rollout"
+    unreadable: bool = False
 
     def calls_on(self, turn: int) -> tuple[Call, ...] | None:
         """All calls of one turn; ``()`` when the rollout ended before it; ``None`` on error."""

@@ -65,8 +65,15 @@ class DecisionRule(abc.ABC):
                 out.append(call if tool == call.name else attrs.evolve(call, name=tool))
         return out
 
+    #: whether items may offer tools the rule cannot label (see :meth:`unlabelled`)
+    allow_unlabelled: bool = True
+
     def unlabelled(self, tools: Iterable[str]) -> list[str]:
-        """Tools among ``tools`` the rule has no label for (empty when every tool is known)."""
+        """Tools among ``tools`` the rule has no label for (empty when every tool is known).
+
+        Discovery refuses data whose items offer such a tool, unless ``allow_unlabelled``,
+        in which case the pairs whose anchor turn offers one are excluded with that reason.
+        """
         return []
 
     def functions(self) -> Sequence[FunctionEffect]:
@@ -87,6 +94,9 @@ class EffectTableRule(DecisionRule):
     qualifier: str | None = "."
     owners: Mapping[str, str] = attrs.field(factory=dict)
     verdicts: Mapping[str, SourceVerdict] = attrs.field(factory=dict)
+    #: a tool the items offer but the table does not label: an error (default), or the pairs
+    #: whose anchor turn offers it are excluded with that reason (``allow_unlabelled=True``)
+    allow_unlabelled: bool = False
     summary: str = "world-changing calls, by the adapter's effect table"
     action_phrase: str = "a world-changing call"
 

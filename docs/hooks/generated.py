@@ -11,6 +11,10 @@ no plugin package needed). At build time every marker of the form::
     <!-- twinbench:score-default -->   the output of ``twinbench score`` on its embedded default
     <!-- twinbench:real-runs -->       ``twinbench score`` on ../shared/bfcl-runs, when the build sees it
     <!-- twinbench:real-runs:compare --> ``twinbench compare`` on two of those runs
+    <!-- twinbench:when2call:pairs -->  ``twinbench pairs --adapter when2call`` on ../shared/when2call
+    <!-- twinbench:when2call:score -->  ``twinbench score --adapter when2call`` (reference policies) on it
+    <!-- twinbench:when2call:fates -->  what became of every When2Call item, as two tables
+    <!-- twinbench:source:NAME -->      the source of one function of twinbench (names in SOURCES)
 
 is replaced by markdown produced from twinbench's own code and the BFCL release data, so
 that no number in the docs is typed by hand. The adapter and the discovery manifests are
@@ -20,6 +24,11 @@ If the BFCL data cannot be obtained the build stops with one clear error: the do
 never be published with empty tables. The data is read from the per-user cache
 (``$TWINBENCH_CACHE`` or ``~/.cache/twinbench``), fetched once with pip when absent;
 set ``TWINBENCH_DOCS_BFCL_ROOT`` to read it from a local ``bfcl_eval`` folder instead.
+
+The When2Call markers are the exception: no package ships When2Call's data, so they render
+from ``../shared/when2call/when2call_test_llm_judge.jsonl`` (or the file named by
+``TWINBENCH_DOCS_WHEN2CALL_DATA``) when the build can see it, and otherwise insert a note that
+the output needs that file; they never fail the build for its absence.
 """
 
 from __future__ import annotations
@@ -33,7 +42,7 @@ from typing import Any
 
 from mkdocs.exceptions import PluginError
 
-MARKER = re.compile(r"<!--\s*twinbench:(?P<kind>[a-z-]+)(?::(?P<arg>[\w-]+))?\s*-->")
+MARKER = re.compile(r"<!--\s*twinbench:(?P<kind>[a-z][a-z0-9-]*)(?::(?P<arg>[\w-]+))?\s*-->")
 HELP_COLUMNS = "88"  # fixed width so the generated help text is the same on every machine
 
 # module-level lazy cache: one adapter and one manifest per option set, for the whole build
@@ -341,7 +350,143 @@ def render_real_runs(arg: str | None) -> str:
     return f"```text\n$ {command}\n{text.rstrip()}\n```\n"
 
 
+# --------------------------------------------------------------------------------------
+# When2Call (second adapter): rendered only when the build can see a copy of the test file
+# --------------------------------------------------------------------------------------
+
+WHEN2CALL_FILE = "when2call_test_llm_judge.jsonl"
+#: how discovery words the fate of a should-act item that repeats a constructed twin
+SAME_REQUEST = "the same request as the constructed twin "
+
+
+def _repo_root() -> Path:
+    here = Path(__file__).resolve()
+    return next((p for p in here.parents if (p / "mkdocs.yml").is_file()), here.parents[2])
+
+
+def _when2call_data() -> Path | None:
+    named = os.environ.get("TWINBENCH_DOCS_WHEN2CALL_DATA")
+    candidate = Path(named) if named else _repo_root().parent / "shared" / "when2call" / WHEN2CALL_FILE
+    return candidate if candidate.is_file() else None
+
+
+def _when2call_shown(path: Path) -> str:
+    """The data path as the page shows it: relative to the repository when it can be."""
+    root = _repo_root()
+    try:
+        return os.path.relpath(path.resolve(), root)
+    except ValueError:  # another drive
+        return str(path)
+
+
+def _when2call_missing(what: str) -> str:
+    return (f'!!! note "Built without the When2Call data"\n    This build could not see '
+            f"`../shared/when2call/{WHEN2CALL_FILE}`, so {what} is not rendered here. With a copy of "
+            "When2Call's test file, run the command shown above to see it.\n")
+
+
+def _when2call_manifest(path: Path):
+    key = f"when2call:{path}"
+    if key not in _cache:
+        from twinbench.adapters.when2call import When2CallAdapter
+        from twinbench.discovery import discover_for
+
+        adapter = When2CallAdapter(path)
+        _cache[key] = (adapter, discover_for(adapter))
+    return _cache[key]
+
+
+def render_when2call(arg: str | None) -> str:
+    """``pairs``/``score`` output on the When2Call test file, or the fate tables; a note without the file."""
+    if arg not in ("pairs", "score", "fates"):
+        raise PluginError(f"twinbench docs: twinbench:when2call:{arg} is unknown (pairs, score or fates)")
+    path = _when2call_data()
+    if path is None:
+        return _when2call_missing({"pairs": "the funnel", "score": "the score table",
+                                   "fates": "the table of fates"}[arg])
+    shown = _when2call_shown(path)
+    if arg == "fates":
+        return _when2call_fates(path)
+    argv = [arg, "--adapter", "when2call", "--when2call-data", shown]
+    with contextlib.chdir(_repo_root()):
+        text = _run_cli(argv)
+    return f"```text\n$ twinbench {' '.join(argv)}\n{text.rstrip()}\n```\n"
+
+
+def _when2call_fates(path: Path) -> str:
+    from collections import Counter
+
+    from twinbench.adapters.when2call.suite import TWIN_SUFFIX
+    from twinbench.report import markdown_table
+
+    adapter, manifest = _when2call_manifest(path)
+    own = {item.id for item in adapter.items()}
+    scored = {p.ask_id for p in manifest.scored}
+    scored_twins = {p.act_id for p in manifest.scored}
+    dropped = {d.id for d in manifest.dropped}
+
+    def fate(record) -> tuple[str, str]:
+        origin = "a `tool_call` row" if record.id in own else "a constructed twin (`<uuid>-act`)"
+        if record.twin_of:
+            what = ("the verified twin of a scored pair" if all(a in scored for a in record.twin_of)
+                    else "the verified twin of an excluded pair")
+        elif record.reason.startswith(SAME_REQUEST):
+            named = record.reason[len(SAME_REQUEST):].split(";", 1)[0].split(",")
+            what = ("the same request as a constructed twin, which is scored"
+                    if all(t.strip() in scored_twins for t in named) else
+                    "the same request as a constructed twin that is not scored")
+        elif record.id not in own and record.id.removesuffix(TWIN_SUFFIX) in dropped:
+            what = "carried by a should-ask row that was dropped (above): the twin of no pair"
+        else:
+            what = record.reason
+        return origin, what
+
+    counts = Counter(fate(f) for f in manifest.act_fates)
+    acts = markdown_table(["should-act item", "fate", "items"],
+                          [[o, w, n] for (o, w), n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))])
+    asks = Counter(p.category for p in manifest.scored)
+    rows = [[c, asks.get(c, 0), sum(1 for d in manifest.dropped if d.category == c)] for c in manifest.categories]
+    ask_table = markdown_table(["should-ask category", "scored pairs", "dropped"], rows)
+    drops = markdown_table(["dropped row (`uuid`)", "category", "stage", "reason"],
+                           [[f"`{d.id}`", d.category, d.stage, d.reason] for d in manifest.dropped])
+    info = adapter.describe()
+    line = (f"*Generated at build time from `{path.name}` (sha256 `{info.get('fingerprint', '?')[:16]}…`) "
+            "by the When2Call adapter's own discovery.*")
+    parts = [ask_table, drops if manifest.dropped else "*No row was dropped.*", acts, line]
+    return "\n\n".join(parts) + "\n"
+
+
+#: the functions a ``twinbench:source:NAME`` marker may show: NAME -> (module, qualified name)
+SOURCES = {
+    "when2call-items": ("twinbench.adapters.when2call.adapter", "_items_of"),
+    "when2call-reference": ("twinbench.adapters.when2call.adapter", "_reference"),
+    "when2call-hints": ("twinbench.adapters.when2call.adapter", "When2CallAdapter.twin_hints"),
+    "when2call-runs": ("twinbench.adapters.when2call.adapter", "When2CallAdapter.runs"),
+    "when2call-rollout": ("twinbench.adapters.when2call.runs", "rollout_of"),
+    "offered-tool-rule": ("twinbench.rules", "OfferedToolRule"),
+}
+
+
+def render_source(arg: str | None) -> str:
+    """The current source of one function or class, so that no code excerpt goes stale."""
+    import importlib
+    import inspect
+    import textwrap
+
+    if arg not in SOURCES:
+        raise PluginError(f"twinbench docs: twinbench:source:{arg} is not one of {', '.join(sorted(SOURCES))}")
+    module_name, qualname = SOURCES[arg]
+    target: Any = importlib.import_module(module_name)
+    for part in qualname.split("."):
+        target = getattr(target, part)
+    source = textwrap.dedent(inspect.getsource(target)).rstrip()
+    path = module_name.replace(".", "/") + ".py"
+    return f"```python\n# {path}\n{source}\n```\n"
+
+
 RENDERERS = {
+    "when2call": render_when2call,
+    "source": render_source,
     "score-default": lambda arg: render_score_default(),
     "real-runs": render_real_runs,
     "funnel": lambda arg: render_funnel(),

@@ -118,6 +118,8 @@ class ResultEntry:
     error: str | None = None
     logged_user_turns: tuple[tuple[str, ...], ...] | None = None
     line: int = 0
+    #: the ``result`` is not a list of turns of steps (a format problem, not a stored error)
+    unreadable: bool = False
 
 
 @attrs.frozen
@@ -510,13 +512,26 @@ def _logged_user_turns(log: Any) -> tuple[tuple[tuple[str, ...], ...] | None, st
     return tuple(turns), problem
 
 
+_STEP_TYPES = (str, list, dict, type(None))  # None: an empty reply
+
+
 def _turns_of(result: Any) -> tuple[tuple[tuple[Any, ...], ...] | None, str | None, bool]:
-    """``(turns, error, is_format_problem)`` for a line's ``result`` value."""
+    """``(turns, error, is_format_problem)`` for a line's ``result`` value.
+
+    A usable result is a non-empty list of turns, each a list of steps, each step a
+    string, a list, an object or null (an empty reply). Anything else is a format problem ("unreadable rollout"),
+    never a rollout that made no call.
+    """
     if isinstance(result, list):
+        if not result:
+            return None, "result is an empty list (no turn at all)", True
         turns: list[tuple[Any, ...]] = []
         for index, turn in enumerate(result):
             if not isinstance(turn, list):
                 return None, f"result turn {index} is a {type(turn).__name__}, not a list of steps", True
+            odd = [step for step in turn if not isinstance(step, _STEP_TYPES)]
+            if odd:
+                return None, f"result turn {index} holds a {type(odd[0]).__name__} step, not text or a call", True
             turns.append(tuple(turn))
         return tuple(turns), None, False
     if isinstance(result, str):
@@ -573,7 +588,7 @@ def read_result_file(path: Path | str, keep_ids: Container[str] | None = None) -
             if log_problem is not None:
                 log_problems.append(f"{entry_id} ({log_problem})")
         del value  # drop the decoded line (the inference_log in particular) at once
-        entry = ResultEntry(entry_id, turns, error, logged, lineno)
+        entry = ResultEntry(entry_id, turns, error, logged, lineno, unreadable=odd)
 
         if category is not None and entry_id.rsplit("_", 1)[0] != f"multi_turn_{category}":
             foreign_ids.append(entry_id)

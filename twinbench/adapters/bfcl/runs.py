@@ -24,6 +24,7 @@ def search(paths: Sequence[Path], models: Sequence[str] = (), scores: Path | Non
     skipped: list[tuple[str, str]] = []
     warnings: list[str] = []
     seen: set[str] = set()
+    names: set[str] = set()  # every model found, selected or not
     for path in paths:
         try:
             scan = results.find_runs(path, SCORED_CATEGORIES, scores_root=scores)
@@ -37,6 +38,7 @@ def search(paths: Sequence[Path], models: Sequence[str] = (), scores: Path | Non
                 warnings.append(f"{found.root} was found twice (overlapping --results folders); it is scored once")
                 continue
             seen.add(real)
+            names.add(found.model)
             if models and found.model not in models:
                 skipped.append((str(found.root), f"not selected by --model ({found.model})"))
                 continue
@@ -47,7 +49,7 @@ def search(paths: Sequence[Path], models: Sequence[str] = (), scores: Path | Non
     missing = [m for m in models if m not in {r.model for r in runs}]
     if missing:
         raise AdapterError(f"--model {', '.join(missing)}: no complete run of that name under "
-                           f"{', '.join(map(str, paths))} (found: {', '.join(sorted({r.model for r in runs})) or 'none'})")
+                           f"{', '.join(map(str, paths))} (found: {', '.join(sorted(names)) or 'none'})")
     runs = _distinct_names(runs, warnings)
     return RunSearch(runs=tuple(sorted(runs, key=lambda r: r.model)), skipped=tuple(skipped), warnings=tuple(warnings))
 
@@ -109,7 +111,7 @@ def read(run: RunRef, item_ids: Iterable[str], items: Mapping[str, Item], datase
             rf = results.read_result_file(path, keep_ids=wanted)
         except results.ResultsError as exc:
             raise AdapterError(str(exc)) from exc
-        warnings.extend(f"{run.model}: {w}" for w in rf.warnings)
+        warnings.extend(f"{run.model}: {path.name}: {w}" for w in rf.warnings)
         needed = {i for i in wanted if i.startswith(f"multi_turn_{category}_")}
         absent = needed - set(rf.entries)
         if absent:
@@ -120,7 +122,7 @@ def read(run: RunRef, item_ids: Iterable[str], items: Mapping[str, Item], datase
         for entry in rf.entries.values():
             if entry.turns is None:
                 errors += 1
-                rollouts[entry.id] = Rollout(entry.id, None, entry.error or "no result")
+                rollouts[entry.id] = Rollout(entry.id, None, entry.error or "no result", unreadable=entry.unreadable)
                 continue
             turns = tuple(tuple(tuple(parse_step(step)) for step in turn) for turn in entry.turns)
             rollouts[entry.id] = Rollout(entry.id, turns)
