@@ -1,0 +1,130 @@
+"""`twinbench score` at leaderboard scale: N-model corpora against a plain stdlib scorer.
+
+    python benchmarks/bench_corpus.py [--models 17 100] [--repeats 3] [--runs ../shared/bfcl-runs]
+
+For each N it builds a corpus (benchmarks/corpus.py: the real runs replicated under new
+names), then times, as whole processes: `twinbench score --bootstrap 0`, `twinbench score`
+(default B=10000) and the stdlib scorer (benchmarks/stdlib_scorer.py). It prints, per
+command, the median wall time over the repeats, MB/s of result files, the peak resident
+memory of the process, and the time per model; then the ratios the targets are stated in.
+It also times `twinbench --help` and `twinbench adapters`, and the in-process bootstrap
+(B=10000) for 20 and 100 models. Skips with a reason when the runs are absent. Asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(HERE))
+import corpus  # noqa: E402
+
+
+def run_once(argv: list[str]) -> tuple[float, float]:
+    """(wall seconds, peak RSS MiB) of one whole process, output discarded."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"command failed ({os.waitstatus_to_exitcode(status)}): {' '.join(argv)}")
+    return wall, usage.ru_maxrss / 1024
+
+
+def measure(argv: list[str], repeats: int) -> tuple[float, float]:
+    run_once(argv)  # warm-up (caches, page cache)
+    runs = [run_once(argv) for _ in range(repeats)]
+    return statistics.median(w for w, _ in runs), max(m for _, m in runs)
+
+
+def twinbench(*args: str) -> list[str]:
+    return [sys.executable, "-m", "twinbench.cli", *args]
+
+
+def bootstrap_seconds(n_models: int, repeats: int) -> float:
+    import numpy as np
+
+    sys.path.insert(0, str(ROOT))
+    from twinbench import stats
+
+    rng = np.random.default_rng(0)
+    clusters = np.sort(rng.integers(0, 151, 223))
+    act = (rng.random((223, n_models)) < 0.8).astype(float)
+    hold = (rng.random((223, n_models)) < 0.6).astype(float)
+    covered = np.ones_like(act)
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        weights = stats.cluster_weights(clusters, 10_000, 1)
+        samples = stats.bootstrap_decision(act, hold, covered, weights)["decision"]
+        stats.percentile_interval(samples)
+        stats.rank1_shares(samples)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--models", type=int, nargs="+", default=[17, 100])
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--runs", type=Path, default=corpus.DEFAULT_RUNS)
+    args = parser.parse_args()
+    if not args.runs.is_dir():
+        print(f"skipped: {args.runs} is absent (the real BFCL runs beside the repository)")
+        return 0
+    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")
+    work = Path(tempfile.mkdtemp(prefix="twinbench-bench-"))
+    try:
+        pairs, labels = work / "pairs.json", work / "labels.json"
+        subprocess.run(twinbench("pairs", "--format", "json", "--output", str(pairs)), check=True)
+        subprocess.run(twinbench("functions", "--format", "json", "--output", str(labels)), check=True)
+        for argv, what in ((twinbench("--help"), "twinbench --help"), (twinbench("adapters"), "twinbench adapters")):
+            wall, peak = measure(argv, args.repeats)
+            print(f"{what:<28} {wall:6.2f} s  peak {peak:6.0f} MiB")
+        per_n = {}
+        for n in args.models:
+            folder = work / f"corpus-{n}"
+            _, size = corpus.build(folder, n, args.runs)
+            mb = size / 1e6
+            print(f"\n{n} models, {mb:.0f} MB of result files")
+            rows = {
+                "score --bootstrap 0": twinbench("score", "--results", str(folder / "result"), "--bootstrap", "0",
+                                                 "--format", "json"),
+                "score (B=10000)": twinbench("score", "--results", str(folder / "result"), "--format", "json"),
+                "stdlib scorer": [sys.executable, str(HERE / "stdlib_scorer.py"), str(folder), str(pairs),
+                                  str(labels)],
+            }
+            results = {}
+            for name, argv in rows.items():
+                wall, peak = measure(argv, args.repeats)
+                results[name] = wall
+                print(f"  {name:<26} {wall:6.2f} s  {mb / wall:6.1f} MB/s  peak {peak:6.0f} MiB  "
+                      f"{1000 * wall / n:6.1f} ms/model")
+            base = results["stdlib scorer"]
+            print(f"  ratio to stdlib: --bootstrap 0 {results['score --bootstrap 0'] / base:.2f}x, "
+                  f"B=10000 {results['score (B=10000)'] / base:.2f}x")
+            per_n[n] = results
+        if len(per_n) >= 2:
+            small, large = min(per_n), max(per_n)
+            growth = per_n[large]["score --bootstrap 0"] / per_n[small]["score --bootstrap 0"]
+            print(f"\n{large} vs {small} models: --bootstrap 0 wall x{growth:.2f} "
+                  f"(linear would be x{large / small:.2f})")
+        for n in (20, 100):
+            print(f"bootstrap B=10000, {n} models x 223 pairs: {bootstrap_seconds(n, args.repeats):.3f} s")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
