@@ -174,7 +174,7 @@ def _summarize_group(group: list[ModelRun], manifest: Manifest, adapter: Adapter
             ci = {metric: _interval(own_samples.metric(metric)[:, m]) for metric in INTERVAL_METRICS}
         if shares is not None:
             rank1 = {metric: float(shares[metric][m]) for metric in RANK1_METRICS}
-        official_shared = metrics.official(matrix, shared[:, m], model_run.official)
+        official_shared = metrics.official(matrix, m, shared[:, m], model_run.official)
         run = model_run.run
         records.append(ModelScore(
             model=run.model, pairs=int(point.pairs[m]), **rate,
@@ -182,7 +182,7 @@ def _summarize_group(group: list[ModelRun], manifest: Manifest, adapter: Adapter
             curation_applies=manifest.curation_applies, population=len(manifest.scored),
             location=run.details.get(BUILTIN) or str(run.location),  # no temporary paths in output
             run_notes=_run_notes(model_run.load.notes), ci=ci, rank1=rank1,
-            official=metrics.official(matrix, keep[:, m], model_run.official),
+            official=metrics.official(matrix, m, keep[:, m], model_run.official),
             ranking=Ranking(among=len(group), pairs=int(shared_rows.sum()),
                             decision=metrics.value(ranked.decision[m]),
                             official_ask_items=None if official_shared is None else official_shared.ask_items),

@@ -242,14 +242,17 @@ def coverage(matrix: DecisionMatrix, options: ScoreOptions = ScoreOptions()) -> 
     return out
 
 
-def official(matrix: DecisionMatrix, rows: np.ndarray, verdicts: Mapping[str, bool] | None) -> OfficialScore | None:
-    """Official raw on the should-ask items of ``rows`` (``(P,)`` bool, counted pairs only) and their should-act twins.
+def official(matrix: DecisionMatrix, column: int, rows: np.ndarray,
+             verdicts: Mapping[str, bool] | None) -> OfficialScore | None:
+    """Official raw of model ``column`` on the should-ask items of its scored pairs among ``rows`` (``(P,)``
+    bool, e.g. its kept pairs), and on their should-act twins.
 
-    Items without a verdict are left out of the rate; None when no item has one.
+    An unscored pair never counts, whatever its items' verdicts; items without a verdict are
+    left out of the rate. None without verdicts, or when no item has one.
     """
     if verdicts is None:
         return None
-    used = np.flatnonzero(rows)
+    used = np.flatnonzero(rows & matrix.scored[:, column])
     asks = sorted({matrix.ask_ids[i] for i in used})
     twins = sorted({matrix.act_ids[i] for i in used})
 
