@@ -156,7 +156,8 @@ def test_weighted_rates_under_unit_weights_equal_the_point_rates():
 
 def test_scoring_sensitivities_filter_the_pairs_and_coverage_counts_each_drop_once():
     decisions = [dec("q1", "a1"), dec("q2", "a2", same_history=False), dec("q3", "a3", act_ended=True),
-                 dec("q4", "a4", ask_ended=True, same_history=False), dec("q5", "a5", missing="ask: stored as an error")]
+                 dec("q4", "a4", ask_ended=True, same_history=False),
+                 dec("q5", "a5", missing="ask: stored as an error")]
     mx = matrix_of(decisions)
     assert metrics.kept(mx, ScoreOptions(same_history=True))[:, 0].tolist() == [True, False, True, False, False]
     assert metrics.kept(mx, ScoreOptions(drop_ended_early=True))[:, 0].tolist() == [True, True, False, False, False]

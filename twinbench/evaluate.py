@@ -9,7 +9,7 @@ agreement between the two orders.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 import attrs
@@ -138,13 +138,6 @@ def summarize(evaluation: Evaluation, options: ScoreOptions = ScoreOptions(), n_
     )
 
 
-def _run_notes(notes: object) -> tuple[tuple[str, object], ...]:
-    """The adapter's notes on a run as (label, value): from a mapping, pairs, or records with label and value."""
-    if isinstance(notes, Mapping):
-        return tuple((str(k), v) for k, v in notes.items())
-    return tuple((str(n.label), n.value) if hasattr(n, "label") else (str(n[0]), n[1]) for n in notes or ())
-
-
 def _summarize_group(group: list[ModelRun], manifest: Manifest, adapter: Adapter, options: ScoreOptions,
                      n_boot: int, seed: int) -> tuple[list[ModelScore], RankAgreement | None]:
     """The models of one population, every rate from one decision matrix."""
@@ -181,18 +174,15 @@ def _summarize_group(group: list[ModelRun], manifest: Manifest, adapter: Adapter
             by_category=categories[m], coverage=coverages[m], data=described,
             curation_applies=manifest.curation_applies, population=len(manifest.scored),
             location=run.details.get(BUILTIN) or str(run.location),  # no temporary paths in output
-            run_notes=_run_notes(model_run.load.notes), ci=ci, rank1=rank1,
+            run_notes=model_run.load.notes, ci=ci, rank1=rank1,
             official=metrics.official(matrix, m, keep[:, m], model_run.official),
             ranking=Ranking(among=len(group), pairs=int(shared_rows.sum()),
                             decision=metrics.value(ranked.decision[m]),
                             official_ask_items=None if official_shared is None else official_shared.ask_items),
         ))
     records = _ranks(records)
-    agreement = _agreement(records)
-    if agreement is not None:
-        agreement = attrs.evolve(agreement, pairs=int(shared_rows.sum()),
-                                 data=f"{described.get('release', adapter.name)} ({len(manifest.scored)} pairs)")
-    return records, agreement
+    data = f"{described.get('release', adapter.name)} ({len(manifest.scored)} pairs)"
+    return records, _agreement(records, data, int(shared_rows.sum()))
 
 
 def _interval(samples: np.ndarray) -> Interval | None:
@@ -225,15 +215,15 @@ def _ranks(models: list[ModelScore]) -> list[ModelScore]:
     return out
 
 
-def _agreement(models: list[ModelScore]) -> RankAgreement | None:
-    """Rank correlation of official raw and decision on the shared pairs (``data`` and ``pairs`` left to the caller)."""
+def _agreement(models: list[ModelScore], data: str, pairs: int) -> RankAgreement | None:
+    """Rank correlation of official raw and decision on the ``pairs`` every model of ``data`` covers."""
     rows = [(r.ranking.official_ask_items, r.ranking.decision) for r in models
             if r.ranking.official_ask_items is not None and r.ranking.decision is not None]
     if len(rows) < 2:
         return None
     x = [round(a, RANK_DECIMALS) for a, _ in rows]
     y = [round(b, RANK_DECIMALS) for _, b in rows]
-    return RankAgreement(data="", models=len(rows), pairs=0, spearman=stats.spearman(x, y),
+    return RankAgreement(data=data, models=len(rows), pairs=pairs, spearman=stats.spearman(x, y),
                          kendall=stats.kendall_tau_b(x, y))
 
 

@@ -33,6 +33,14 @@ CLUSTER = "should-act twin"
 AGREEMENT_BETWEEN = "official raw on the should-ask items and decision accuracy, on the pairs every model covers"
 
 
+def _note_pairs(notes: Mapping | Iterable | None) -> tuple[tuple[str, Any], ...]:
+    """An adapter's run notes as (label, value) pairs: from a mapping, from pairs, or from records with
+    ``label`` and ``value``."""
+    if isinstance(notes, Mapping):
+        return tuple((str(label), value) for label, value in notes.items())
+    return tuple((str(n.label), n.value) if hasattr(n, "label") else (str(n[0]), n[1]) for n in notes or ())
+
+
 def _frozen_map(value: Mapping | Iterable | None) -> Mapping:
     """A read-only copy (insertion order kept) of a mapping or of (key, value) pairs."""
     return MappingProxyType(dict(value or {}))
@@ -183,7 +191,7 @@ class ModelScore:
     location: str
     ranking: Ranking
     #: the adapter's notes on the run, as (label, value) in the adapter's order
-    run_notes: tuple[tuple[str, Any], ...] = ()
+    run_notes: tuple[tuple[str, Any], ...] = attrs.field(default=(), converter=_note_pairs)
     ci: Mapping[str, Interval | None] | None = attrs.field(default=None, converter=attrs.converters.optional(
         _frozen_map))  # omitted without bootstrap; an Interval is None where no resample had a rate
     rank1: Mapping[str, float] | None = attrs.field(default=None, converter=attrs.converters.optional(
