@@ -48,3 +48,45 @@ def test_plot_command(tmp_path, capsys):
     src.write_text("[1, 2]")
     assert main(["plot", "--input", str(src)]) == 2
     assert "not the JSON of `twinbench score`" in capsys.readouterr().err
+
+
+def _model_score(name: str, act: float, hold: float, official: float | None):
+    from twinbench.reports import Coverage, Interval, ModelScore, OfficialScore, Ranking
+
+    decision = (act + hold) / 2
+    return ModelScore(
+        model=name, pairs=10, act=act, hold=hold, decision=decision, hold_credited=hold,
+        decision_credited=decision, pair=50.0, by_category={}, coverage=Coverage(population=10, scored=10),
+        data={"release": "r1"}, curation_applies=False, population=10, location="runs",
+        ranking=Ranking(among=2, pairs=10, decision=decision, official_ask_items=official),
+        ci={"decision": Interval(decision - 5, decision + 5)},
+        official=None if official is None else OfficialScore(ask_items=official, act_twins=50.0),
+    )
+
+
+def test_a_score_report_and_its_json_draw_the_same_chart():
+    from twinbench import report
+    from twinbench.discovery import DiscoveryOptions
+    from twinbench.reports import Bootstrap, ScoreReport
+    from twinbench.scoring import ScoreOptions
+
+    scores = ScoreReport(models=(_model_score("a", 90.0, 70.0, 40.0), _model_score("b", 100.0, 0.0, None)),
+                         options=ScoreOptions(), population_options=DiscoveryOptions(),
+                         bootstrap=Bootstrap(resamples=100, seed=1))
+    parsed = json.loads(report.json_text(scores.to_json()))
+    for kind in ("act-vs-hold", "official-vs-decision"):
+        assert render_svg(scores, kind) == render_svg(parsed, kind)
+    assert "a: 40.0, 80.0" in render_svg(scores, "official-vs-decision")
+
+
+@pytest.mark.parametrize("summary, message", [
+    ({"models": "x"}, "no models list"),
+    ({"models": [{"model": "a", "act": "high"}]}, "a: act is 'high', not a number"),
+    ({"models": [{"model": "a", "act": 1.0, "official": 3}]}, "a: official is 3, not a record"),
+    ({"models": [{"model": "a", "act": 1.0, "ci": [1, 2]}]}, "a: ci is \\[1, 2\\], not a record"),
+    ({"models": [{"model": "a", "act": {"baseline": 1.0}}]}, "JSON of `twinbench compare`"),
+    ({"models": [3]}, "models\\[0\\] is not a model record"),
+])
+def test_bad_score_files_are_clear_plot_errors(summary, message):
+    with pytest.raises(PlotError, match=message):
+        render_svg(summary, "act-vs-hold")

@@ -171,6 +171,8 @@ def test_inference_log_with_other_dialogue_is_warned(tmp_path, release, capsys):
     code, out, err = score(release, tmp_path / "runs", capsys=capsys)
     assert "differ from the BFCL_v4 release on 1 of 1 logged items" in err
     assert out["models"][0]["run_notes"]["logged_items_differing"] == 1
+    assert main(["score", "--bfcl-root", str(release), "--results", str(tmp_path / "runs"), "--bootstrap", "0"]) == 0
+    assert "logged_items_differing: 1" in capsys.readouterr().out  # every run note, as label: value
 
 
 def test_folder_missing_a_category_is_skipped_with_a_reason(tmp_path, release, capsys):
@@ -210,7 +212,7 @@ def test_official_scores_from_score_files(tmp_path, release, capsys):
         (score_dir / f"BFCL_v4_multi_turn_{cat}_score.json").write_text("\n".join(json.dumps(r) for r in rows))
     code, out, _ = score(release, tmp_path / "runs", capsys=capsys)
     official = out["models"][0]["official"]
-    assert official["ask_items"] == 50.0 and official["base_twins"] == 100.0
+    assert official["ask_items"] == 50.0 and official["base_twins"] == official["act_twins"] == 100.0
 
 
 def test_outputs_are_deterministic_and_per_item_csv(tmp_path, release, capsys):
@@ -226,7 +228,8 @@ def test_outputs_are_deterministic_and_per_item_csv(tmp_path, release, capsys):
     assert [r["ask_id"] for r in rows] == ["multi_turn_miss_func_0", "multi_turn_miss_param_0"]
     assert set(rows[0]) >= {"model", "ask_id", "act_id", "category", "anchor_turn", "acted_on_base", "held_back",
                             "held_back_credited", "calls_on_base", "calls_on_ask", "certification"}
-    assert rows[0]["calls_on_base"] == "mkdir"
+    assert rows[0]["calls_on_base"] == rows[0]["calls_on_act"] == "mkdir"
+    assert rows[0]["acted_on_base"] == rows[0]["acted"] == "True"  # the older column names stay as aliases
     for fmt in ("table", "csv", "markdown"):
         assert main(["score", "--bfcl-root", str(release), "--results", str(tmp_path / "runs"),
                      "--format", fmt, "--bootstrap", "0"]) == 0

@@ -151,14 +151,13 @@ def cmd_score(args: argparse.Namespace, adapter_cls: type[Adapter]) -> int:
             runs = policy_runs(adapter, Path(tmp), next(iter(manifests.values())))
             skipped, warnings, embedded = (), (), True
         evaluation = evaluate(adapter, runs, options, skipped, warnings, manifests if embedded else None)
-        summary = summarize(evaluation, _score_options(args), args.bootstrap, args.seed, options)
-    summary["embedded_default"] = embedded
-    summary["adapter"] = adapter.name
-    for line in summary["warnings"]:
+        scores = summarize(evaluation, _score_options(args), args.bootstrap, args.seed, options,
+                           adapter=adapter.name, embedded_default=embedded)
+    for line in scores.warnings:
         print(f"twinbench: {line}", file=sys.stderr)
     if args.per_item:
         report.emit(per_item_csv(evaluation), args.per_item)
-    report.emit(render_score(summary, args.format), args.output)
+    report.emit(render_score(scores, args.format), args.output)
     return 0
 
 
@@ -190,7 +189,7 @@ def _match_arms(base_runs, treat_runs, models):
 
 
 def cmd_compare(args: argparse.Namespace, adapter_cls: type[Adapter]) -> int:
-    from twinbench.compare import compare_arms
+    from twinbench.compare import compare_arms, compare_report
     from twinbench.scorecard import render_compare
 
     _check_statistics(args)
@@ -207,21 +206,11 @@ def cmd_compare(args: argparse.Namespace, adapter_cls: type[Adapter]) -> int:
     results = [compare_arms(adapter, b, t, options, args.bootstrap, args.seed, manifests) for b, t in arms]
     paired = {b.model for b, _ in arms} | {t.model for _, t in arms}
     unpaired = sorted({r.model for r in (*base.runs, *treat.runs)} - paired)
-    summary = {
-        "models": results,
-        "options": {"count_login": options.count_login, "uncertified": options.uncertified,
-                    "all_pairs": options.all_pairs},
-        "bootstrap": {"resamples": args.bootstrap, "seed": args.seed, "cluster": "should-act twin",
-                      "interval": "95% percentile, paired (shared resamples)"},
-        "warnings": list(dict.fromkeys([*base.warnings, *treat.warnings,
-                                        *(w for r in results for w in r.pop("warnings"))])),
-        "unpaired_models": unpaired,
-    }
-    if unpaired:
-        summary["warnings"].append(f"not compared (in one tree only): {', '.join(unpaired)}")
-    for line in summary["warnings"]:
+    comparison = compare_report(results, options, args.bootstrap, args.seed, [*base.warnings, *treat.warnings],
+                                unpaired)
+    for line in comparison.warnings:
         print(f"twinbench: {line}", file=sys.stderr)
-    report.emit(render_compare(summary, args.format), args.output)
+    report.emit(render_compare(comparison, args.format), args.output)
     return 0
 
 

@@ -20,12 +20,25 @@ from collections.abc import Mapping, Sequence
 import attrs
 import numpy as np
 
-from twinbench import stats
+from twinbench import metrics, stats
 from twinbench.adapter import Adapter, AdapterError, RunRef
 from twinbench.decisions import PairDecision, anchor_attempt, decide
 from twinbench.discovery import DiscoveryOptions, Manifest, discover_for, locate_anchors
 from twinbench.evaluate import DEFAULT_BOOTSTRAP, DEFAULT_SEED, population_key
+from twinbench.metrics import DecisionMatrix
 from twinbench.model import Item, Side
+from twinbench.reports import (
+    ArmComparison,
+    Bootstrap,
+    CompareReport,
+    CountingUnit,
+    Discordance,
+    Interval,
+    IntervalKind,
+    ItemShareChange,
+    McNemar,
+    RateChange,
+)
 
 
 @attrs.frozen
@@ -36,18 +49,15 @@ class Arm:
     official: Mapping[str, bool] | None
 
 
-def _discordant(pairs: Sequence[tuple[bool, bool]]) -> dict:
-    b = sum(1 for x, y in pairs if x and not y)
-    c = sum(1 for x, y in pairs if y and not x)
-    return {"n": len(pairs), "b": b, "c": c, "p": stats.mcnemar_exact(b, c)}
+def _discordant(baseline: np.ndarray, treatment: np.ndarray) -> McNemar:
+    """Discordant counts of two aligned 0/1 readings and the exact McNemar p."""
+    baseline, treatment = np.asarray(baseline, dtype=bool), np.asarray(treatment, dtype=bool)
+    b, c = int((baseline & ~treatment).sum()), int((treatment & ~baseline).sum())
+    return McNemar(n=int(baseline.size), b=b, c=c, p=stats.mcnemar_exact(b, c))
 
 
-def _rate(values: Sequence[bool]) -> float | None:
-    return 100.0 * sum(values) / len(values) if values else None
-
-
-def _change(base: float | None, treat: float | None) -> float | None:
-    return None if base is None or treat is None else treat - base
+def _discordant_pairs(pairs: Sequence[tuple[bool, bool]]) -> McNemar:
+    return _discordant(np.array([x for x, _ in pairs], dtype=bool), np.array([y for _, y in pairs], dtype=bool))
 
 
 def _unique_anchor_items(adapter: Adapter) -> list[tuple[Item, int, tuple[str, ...]]]:
@@ -87,7 +97,7 @@ def _arm(adapter: Adapter, run: RunRef, manifest: Manifest, ask_items, options: 
 
 def compare_arms(adapter: Adapter, baseline: RunRef, treatment: RunRef, options: DiscoveryOptions = DiscoveryOptions(),
                  n_boot: int = DEFAULT_BOOTSTRAP, seed: int = DEFAULT_SEED,
-                 manifests: dict[str, Manifest] | None = None) -> dict:
+                 manifests: dict[str, Manifest] | None = None) -> ArmComparison:
     """The paired comparison of two arms; ``manifests`` caches discovery by population across calls."""
     scorer_b, scorer_t = adapter.for_run(baseline), adapter.for_run(treatment)
     key = population_key(scorer_b)
@@ -104,85 +114,76 @@ def compare_arms(adapter: Adapter, baseline: RunRef, treatment: RunRef, options:
     arm_b = _arm(scorer_b, baseline, manifest, ask_items, options)
     arm_t = _arm(scorer_b, treatment, manifest, ask_items, options)
 
-    common = [p for p in manifest.scored
-              if arm_b.decisions[p.ask_id].scored and arm_t.decisions[p.ask_id].scored]
-    db = [arm_b.decisions[p.ask_id] for p in common]
-    dt = [arm_t.decisions[p.ask_id] for p in common]
+    # one matrix, baseline and treatment as its two columns, on the pairs scored in both arms
+    matrix = DecisionMatrix.build([(arm.run.model, [arm.decisions[p.ask_id] for p in manifest.scored])
+                                   for arm in (arm_b, arm_t)])
+    both = matrix.scored.all(axis=1)
+    shared = matrix.rows(both)
+    keep = shared.scored
+    rates = metrics.rates(shared, keep)  # act per pair here; the discordance below per distinct anchor turn
+    units = metrics.first_per_anchor(shared, keep)[:, 0]
+    ci_change = _paired_interval(shared, keep, n_boot, seed) if shared.n_pairs and n_boot > 0 else None
 
-    # act side once per distinct should-act anchor turn
-    act_units: dict[tuple[str, int], tuple[bool, bool]] = {}
-    for x, y in zip(db, dt):
-        act_units.setdefault((x.act_id, x.act_anchor_turn), (bool(x.acted), bool(y.acted)))
-    hold_units = [(bool(x.held_back), bool(y.held_back)) for x, y in zip(db, dt)]
+    def change(samples: np.ndarray, ci: Interval | None = None) -> RateChange:
+        return RateChange(metrics.value(samples[0]), metrics.value(samples[1]), ci)
 
-    def metrics(ds: Sequence[PairDecision]) -> dict:
-        act = _rate([bool(d.acted) for d in ds])
-        hold = _rate([bool(d.held_back) for d in ds])
-        return {"act": act, "hold": hold, "decision": None if act is None else (act + hold) / 2}
-
-    mb, mt = metrics(db), metrics(dt)
-    out: dict = {
-        "model": baseline.model if baseline.model == treatment.model else f"{baseline.model} -> {treatment.model}",
-        "baseline": str(baseline.location),
-        "treatment": str(treatment.location),
-        "data": scorer_b.describe(),
-        "pairs": len(common),
-        "population": len(manifest.scored),
-        "pairs_unscored_in_either_arm": len(manifest.scored) - len(common),
-        "distinct_anchor_turns": len(act_units),
-    }
-    for metric in ("act", "hold", "decision"):
-        out[metric] = {"baseline": mb[metric], "treatment": mt[metric], "change": _change(mb[metric], mt[metric])}
-    out["mcnemar"] = {"act": _discordant(list(act_units.values())), "hold": _discordant(hold_units)}
-    out["mcnemar"]["act"]["unit"] = "distinct should-act anchor turn"
-    out["mcnemar"]["hold"]["unit"] = "pair"
-    out["warnings"] = list(dict.fromkeys([*scorer_b.data_warnings()]))
-    if common and n_boot > 0:
-        out["decision"]["ci_change"] = _paired_interval(common, db, dt, n_boot, seed)
-    out["ask_attempt_share"] = _attempt_shares(ask_items, arm_b.attempts, arm_t.attempts)
-    out["official"] = _official_change(scorer_b, arm_b.official, arm_t.official)
-    return out
+    return ArmComparison(
+        model=baseline.model if baseline.model == treatment.model else f"{baseline.model} -> {treatment.model}",
+        baseline=str(baseline.location),
+        treatment=str(treatment.location),
+        data=scorer_b.describe(),
+        pairs=shared.n_pairs,
+        population=len(manifest.scored),
+        distinct_anchor_turns=int(units.sum()),
+        act=change(rates.act),
+        hold=change(rates.hold),
+        decision=change(rates.decision, ci_change),
+        mcnemar_act=Discordance(_discordant(shared.acted[units, 0], shared.acted[units, 1]), CountingUnit.ANCHOR_TURN),
+        mcnemar_hold=Discordance(_discordant(shared.held[:, 0], shared.held[:, 1]), CountingUnit.PAIR),
+        ask_attempt_share=_attempt_shares(ask_items, arm_b.attempts, arm_t.attempts),
+        official=_official_change(scorer_b, arm_b.official, arm_t.official),
+        warnings=tuple(dict.fromkeys(scorer_b.data_warnings())),
+    )
 
 
-def _paired_interval(common, db, dt, n_boot: int, seed: int) -> list[float]:
-    twins = {tid: k for k, tid in enumerate(dict.fromkeys(p.act_id for p in common))}
-    clusters = np.array([twins[p.act_id] for p in common], dtype=np.int64)
-    act = np.array([[d.acted, e.acted] for d, e in zip(db, dt)], dtype=float)
-    hold = np.array([[d.held_back, e.held_back] for d, e in zip(db, dt)], dtype=float)
-    covered = np.ones_like(act)
-    weights = stats.cluster_weights(clusters, n_boot, seed)
-    samples = stats.bootstrap_decision(act, hold, covered, weights)["decision"]
-    diff = stats.paired_difference(samples[:, 0], samples[:, 1])
-    low, high = stats.percentile_interval(diff)
-    return [float(low), float(high)]
+def compare_report(comparisons: Sequence[ArmComparison], options: DiscoveryOptions, n_boot: int, seed: int,
+                   warnings: Sequence[str] = (), unpaired_models: Sequence[str] = ()) -> CompareReport:
+    """``twinbench compare``: the comparisons, with the bootstrap they used and every warning once."""
+    return CompareReport.of(comparisons, options, Bootstrap(n_boot, seed, IntervalKind.PAIRED), warnings,
+                            unpaired_models)
 
 
-def _attempt_shares(ask_items, base: Mapping[str, bool | None], treat: Mapping[str, bool | None]) -> dict:
-    out: dict = {}
+def _paired_interval(shared: DecisionMatrix, keep: np.ndarray, n_boot: int, seed: int) -> Interval:
+    """Interval of the change in decision: both arms under the same cluster-bootstrap resamples."""
+    weights = stats.cluster_weights(shared.clusters, n_boot, seed)
+    samples = metrics.rates(shared, keep, weights=weights).decision
+    low, high = stats.percentile_interval(stats.paired_difference(samples[:, 0], samples[:, 1]))
+    return Interval(float(low), float(high))
+
+
+def _attempt_shares(ask_items, base: Mapping[str, bool | None],
+                    treat: Mapping[str, bool | None]) -> dict[str, ItemShareChange]:
+    out: dict[str, ItemShareChange] = {}
     for category in sorted({item.category for item, _, _ in ask_items}):
         ids = [item.id for item, _, _ in ask_items if item.category == category]
         both = [(bool(base[i]), bool(treat[i])) for i in ids if base.get(i) is not None and treat.get(i) is not None]
-        entry = {"items": len(ids), "compared": len(both),
-                 "baseline": _rate([x for x, _ in both]), "treatment": _rate([y for _, y in both])}
-        entry["change"] = _change(entry["baseline"], entry["treatment"])
-        entry.update({k: v for k, v in _discordant(both).items() if k in ("b", "c", "p")})
-        out[category] = entry
+        out[category] = ItemShareChange(items=len(ids), compared=len(both), baseline=metrics.share(x for x, _ in both),
+                                        treatment=metrics.share(y for _, y in both), counts=_discordant_pairs(both))
     return out
 
 
-def _official_change(adapter: Adapter, base: Mapping[str, bool] | None, treat: Mapping[str, bool] | None) -> dict | None:
+def _official_change(adapter: Adapter, base: Mapping[str, bool] | None,
+                     treat: Mapping[str, bool] | None) -> dict[str, ItemShareChange] | None:
     if base is None or treat is None:
         return None
-    out: dict = {}
+    out: dict[str, ItemShareChange] = {}
     by_cat: dict[str, list[str]] = {}
     for item in adapter.items():
         by_cat.setdefault(item.category, []).append(item.id)
     for category, ids in sorted(by_cat.items()):
         both = [(base[i], treat[i]) for i in ids if i in base and i in treat]
-        if not both:
-            continue
-        entry = {"items": len(both), "baseline": _rate([x for x, _ in both]), "treatment": _rate([y for _, y in both])}
-        entry["change"] = _change(entry["baseline"], entry["treatment"])
-        entry.update({k: v for k, v in _discordant(both).items() if k in ("b", "c", "p")})
-        out[category] = entry
+        if both:
+            out[category] = ItemShareChange(items=len(both), baseline=metrics.share(x for x, _ in both),
+                                            treatment=metrics.share(y for _, y in both),
+                                            counts=_discordant_pairs(both))
     return out

@@ -15,16 +15,28 @@ from pathlib import Path
 import attrs
 import numpy as np
 
-from twinbench import stats
+from twinbench import metrics, stats
 from twinbench.adapter import Adapter, AdapterError, RunLoad, RunRef
 from twinbench.decisions import PairDecision, decide
 from twinbench.discovery import DiscoveryOptions, Manifest, discover_for
 from twinbench.errors import TwinbenchError
-from twinbench.scoring import ScoreOptions, score_models
+from twinbench.metrics import DecisionMatrix
+from twinbench.reports import (
+    INTERVAL_METRICS,
+    RANK1_METRICS,
+    RATE_METRICS,
+    Bootstrap,
+    Interval,
+    ModelScore,
+    RankAgreement,
+    Ranking,
+    ScoreReport,
+    Skipped,
+)
+from twinbench.scoring import ScoreOptions
 
 DEFAULT_BOOTSTRAP = 10_000
 DEFAULT_SEED = 20260612
-INTERVAL_METRICS = ("act", "hold", "decision", "decision_credited")
 
 
 @attrs.frozen
@@ -89,190 +101,129 @@ def evaluate(
                       tuple(all_warnings))
 
 
-def _official(model_run: ModelRun, options: ScoreOptions, only: set[str] | None = None) -> dict | None:
-    """Official raw on the model's scored should-ask items and their base twins (or only the given pairs)."""
-    if model_run.official is None:
-        return None
-    used = [d for d in model_run.decisions if d.scored and _kept(d, options) and (only is None or d.ask_id in only)]
-    asks = sorted({d.ask_id for d in used})
-    twins = sorted({d.act_id for d in used})
-    verdict = model_run.official
-
-    def rate(ids: list[str]) -> float | None:
-        judged = [verdict[i] for i in ids if i in verdict]  # items without a verdict are left out
-        return 100.0 * sum(judged) / len(judged) if judged else None
-
-    by_cat = {}
-    for cat in sorted({d.category for d in used}):
-        by_cat[cat] = rate(sorted({d.ask_id for d in used if d.category == cat}))
-    out = {"ask_items": rate(asks), "base_twins": rate(twins), "ask_items_by_category": by_cat,
-           "n_ask_items": sum(1 for i in asks if i in verdict), "n_base_twins": sum(1 for i in twins if i in verdict)}
-    return out if out["ask_items"] is not None or out["base_twins"] is not None else None
-
-
-def _kept(d: PairDecision, options: ScoreOptions) -> bool:
-    if options.same_history and not d.same_history:
-        return False
-    if options.drop_ended_early and (d.act_ended_early or d.ask_ended_early):
-        return False
-    return True
-
-
-@attrs.frozen(eq=False)
-class _Matrices:
-    """A group's decisions as (pairs x models) 0/1 matrices over the population's scored pairs."""
-
-    ask_ids: list[str]
-    clusters: np.ndarray
-    act: np.ndarray
-    hold: np.ndarray
-    credited: np.ndarray
-    covered: np.ndarray
-    covered_act: np.ndarray  # == covered, or only the first pair of each anchor turn (--distinct-anchor-turns)
-
-
-def _matrices(group: list[ModelRun], manifest: Manifest, options: ScoreOptions) -> _Matrices:
-    pairs = manifest.scored
-    index = {p.ask_id: i for i, p in enumerate(pairs)}
-    twins = {tid: k for k, tid in enumerate(dict.fromkeys(p.act_id for p in pairs))}
-    shape = (len(pairs), len(group))
-    act, hold, cred = np.zeros(shape), np.zeros(shape), np.zeros(shape)
-    covered, covered_act = np.zeros(shape), np.zeros(shape)
-    for m, model_run in enumerate(group):
-        seen_anchor: set[tuple[str, int]] = set()
-        for d in model_run.decisions:
-            if not (d.scored and _kept(d, options)):
-                continue
-            i = index[d.ask_id]
-            covered[i, m] = 1
-            act[i, m], hold[i, m], cred[i, m] = d.acted, d.held_back, d.held_back_credited
-            key = (d.act_id, d.act_anchor_turn)
-            if not options.distinct_anchor_turns or key not in seen_anchor:
-                covered_act[i, m] = 1
-                seen_anchor.add(key)
-    clusters = np.array([twins[p.act_id] for p in pairs], dtype=np.int64)
-    return _Matrices([p.ask_id for p in pairs], clusters, act, hold, cred, covered, covered_act)
-
-
-def _rates(mx: _Matrices, keep: np.ndarray, weights: np.ndarray | None = None) -> dict[str, np.ndarray]:
-    """act, hold, decision, decision_credited on the kept pairs: (B, M) with weights, (M,) without."""
-    covered, covered_act = mx.covered * keep[:, None], mx.covered_act * keep[:, None]
-    if weights is None:
-        acts = stats.point_rates(mx.act, mx.hold, covered_act)["act"]
-        holds = stats.point_rates(mx.act, mx.hold, covered, hold_credited=mx.credited)
-    else:
-        acts = stats.bootstrap_decision(mx.act, mx.hold, covered_act, weights)["act"]
-        holds = stats.bootstrap_decision(mx.act, mx.hold, covered, weights, hold_credited=mx.credited)
-    return {"act": acts, "hold": holds["hold"], "decision": (acts + holds["hold"]) / 2,
-            "decision_credited": (acts + holds["hold_credited"]) / 2}
-
-
-def _interval(samples: np.ndarray) -> list[float | None]:
-    low, high = stats.percentile_interval(samples)
-    return [None if np.isnan(low) else float(low), None if np.isnan(high) else float(high)]
-
-
 def summarize(evaluation: Evaluation, options: ScoreOptions = ScoreOptions(), n_boot: int = DEFAULT_BOOTSTRAP,
-              seed: int = DEFAULT_SEED, population: DiscoveryOptions | None = None) -> dict:
-    """Per-model scores and the statistics around them, as plain data.
+              seed: int = DEFAULT_SEED, population: DiscoveryOptions | None = None, *,
+              adapter: str | None = None, embedded_default: bool = False) -> ScoreReport:
+    """Per-model scores and the statistics around them, as a :class:`~twinbench.reports.ScoreReport`.
 
     Intervals use each model's own covered pairs. Ranks, rank-1 shares and rank agreement
     compare models on the same items: the pairs every model of the population covers.
+    ``adapter`` names the adapter in the report (default: the one that scored the runs);
+    ``embedded_default`` marks the built-in reference policies.
     """
-    models: list[dict] = []
+    models: list[ModelScore] = []
+    agreements: list[RankAgreement] = []
     groups: dict[str, list[ModelRun]] = {}
-    agreements: list[dict] = []
     for model_run in evaluation.runs:
         groups.setdefault(model_run.population, []).append(model_run)
     for key, group in groups.items():
-        manifest = evaluation.manifests[key]
-        adapter = evaluation.adapters[key]
-        scores = score_models([d for mr in group for d in mr.decisions], options, manifest.categories)
-        mx = _matrices(group, manifest, options)
-        everyone = np.ones(len(mx.ask_ids), dtype=bool)
-        common = mx.covered.all(axis=1) if len(group) else everyone
-        common_ids = {a for a, keep in zip(mx.ask_ids, common) if keep}
-        ranked = _rates(mx, common)
-        own_samples = shares = None
-        if n_boot > 0 and mx.ask_ids:
-            weights = stats.cluster_weights(mx.clusters, n_boot, seed)
-            own_samples = _rates(mx, everyone, weights)
-            if common.any():
-                common_samples = _rates(mx, common, weights)
-                shares = {m: stats.rank1_shares(common_samples[m]) for m in ("decision", "decision_credited")}
-        group_records: list[dict] = []
-        for m, model_run in enumerate(group):
-            record = dict(scores.get(model_run.run.model) or {"model": model_run.run.model, "pairs": 0})
-            record["data"] = adapter.describe()
-            record["curation_applies"] = manifest.curation_applies
-            record["population"] = len(manifest.scored)
-            run = model_run.run
-            record["location"] = run.details.get(BUILTIN) or str(run.location)  # no temporary paths in output
-            record["run_notes"] = dict(model_run.load.notes)
-            if own_samples is not None:
-                record["ci"] = {metric: _interval(own_samples[metric][:, m]) for metric in INTERVAL_METRICS}
-            if shares is not None:
-                record["rank1"] = {metric: float(shares[metric][m]) for metric in shares}
-            record["official"] = _official(model_run, options)
-            official_common = _official(model_run, options, common_ids)
-            decision_common = float(ranked["decision"][m])
-            record["ranking"] = {
-                "among": len(group),
-                "pairs": len(common_ids),
-                "decision": None if np.isnan(decision_common) else decision_common,
-                "official_ask_items": official_common["ask_items"] if official_common else None,
-            }
-            group_records.append(record)
-        _ranks(group_records)
-        agreement = _agreement(group_records)
+        scores, agreement = _summarize_group(group, evaluation.manifests[key], evaluation.adapters[key], options,
+                                             n_boot, seed)
+        models.extend(scores)
         if agreement is not None:
-            described = adapter.describe()
-            agreement["data"] = f"{described.get('release', adapter.name)} ({len(manifest.scored)} pairs)"
-            agreement["pairs"] = len(common_ids)
             agreements.append(agreement)
-        models.extend(group_records)
-    return {
-        "models": sorted(models, key=lambda r: r["model"]),
-        "options": attrs.asdict(options),
-        "population_options": attrs.asdict(population or DiscoveryOptions()),
-        "bootstrap": {"resamples": n_boot, "seed": seed, "cluster": "should-act twin", "interval": "95% percentile"},
-        "skipped": [{"folder": f, "reason": r} for f, r in evaluation.skipped],
-        "warnings": list(evaluation.warnings),
-        "rank_agreement": agreements,
-    }
+    if adapter is None:
+        adapter = next(iter(dict.fromkeys(a.name for a in evaluation.adapters.values())), "")
+    return ScoreReport(
+        models=tuple(sorted(models, key=lambda r: r.model)),
+        options=options,
+        population_options=population or DiscoveryOptions(),
+        bootstrap=Bootstrap(resamples=n_boot, seed=seed),
+        skipped=tuple(Skipped(folder, reason) for folder, reason in evaluation.skipped),
+        warnings=tuple(evaluation.warnings),
+        rank_agreement=tuple(agreements),
+        embedded_default=embedded_default,
+        adapter=adapter,
+    )
+
+
+def _summarize_group(group: list[ModelRun], manifest: Manifest, adapter: Adapter, options: ScoreOptions,
+                     n_boot: int, seed: int) -> tuple[list[ModelScore], RankAgreement | None]:
+    """The models of one population, every rate from one decision matrix."""
+    matrix = DecisionMatrix.build([(mr.run.model, mr.decisions) for mr in group])
+    distinct = options.distinct_anchor_turns
+    keep = metrics.kept(matrix, options)
+    shared_rows = keep.all(axis=1)  # the pairs every model covers: ranks compare the same items
+    shared = keep & shared_rows[:, None]
+    point = metrics.rates(matrix, keep, distinct)
+    ranked = metrics.rates(matrix, shared, distinct)
+    categories = metrics.by_category(matrix, keep, distinct, manifest.categories)
+    coverages = metrics.coverage(matrix, options)
+    own_samples = shares = None
+    if n_boot > 0 and matrix.n_pairs:
+        weights = stats.cluster_weights(matrix.clusters, n_boot, seed)
+        own_samples = metrics.rates(matrix, keep, distinct, weights)
+        if shared_rows.any():
+            shared_samples = metrics.rates(matrix, shared, distinct, weights)
+            shares = {metric: stats.rank1_shares(shared_samples.metric(metric)) for metric in RANK1_METRICS}
+    described = adapter.describe()
+    records: list[ModelScore] = []
+    for m, model_run in enumerate(group):
+        counted = bool(point.pairs[m])
+        rate = {name: metrics.value(point.metric(name)[m]) if counted else None for name in RATE_METRICS}
+        ci = rank1 = None
+        if own_samples is not None:
+            ci = {metric: _interval(own_samples.metric(metric)[:, m]) for metric in INTERVAL_METRICS}
+        if shares is not None:
+            rank1 = {metric: float(shares[metric][m]) for metric in RANK1_METRICS}
+        official_shared = metrics.official(matrix, m, shared[:, m], model_run.official)
+        run = model_run.run
+        records.append(ModelScore(
+            model=run.model, pairs=int(point.pairs[m]), **rate,
+            by_category=categories[m], coverage=coverages[m], data=described,
+            curation_applies=manifest.curation_applies, population=len(manifest.scored),
+            location=run.details.get(BUILTIN) or str(run.location),  # no temporary paths in output
+            run_notes=model_run.load.notes, ci=ci, rank1=rank1,
+            official=metrics.official(matrix, m, keep[:, m], model_run.official),
+            ranking=Ranking(among=len(group), pairs=int(shared_rows.sum()),
+                            decision=metrics.value(ranked.decision[m]),
+                            official_ask_items=None if official_shared is None else official_shared.ask_items),
+        ))
+    records = _ranks(records)
+    data = f"{described.get('release', adapter.name)} ({len(manifest.scored)} pairs)"
+    return records, _agreement(records, data, int(shared_rows.sum()))
+
+
+def _interval(samples: np.ndarray) -> Interval | None:
+    low, high = stats.percentile_interval(samples)
+    return None if np.isnan(low) or np.isnan(high) else Interval(float(low), float(high))
 
 
 RANK_DECIMALS = 9  # values equal to this many decimals tie (1/3 + 2/3 is 50, not 49.99999999999999)
 
 
-def _rank(values: dict[str, float]) -> dict[str, int]:
+def _rank(values: dict[int, float]) -> dict[int, int]:
     """Competition ranks (1 = highest); values equal after rounding share a rank."""
-    rounded = {name: round(v, RANK_DECIMALS) for name, v in values.items()}
+    rounded = {key: round(v, RANK_DECIMALS) for key, v in values.items()}
     ordered = sorted(rounded.values(), reverse=True)
-    return {name: 1 + ordered.index(v) for name, v in rounded.items()}
+    return {key: 1 + ordered.index(v) for key, v in rounded.items()}
 
 
-def _ranks(models: list[dict]) -> None:
-    decision = {r["model"]: r["ranking"]["decision"] for r in models if r["ranking"]["decision"] is not None}
-    official = {r["model"]: r["ranking"]["official_ask_items"] for r in models
-                if r["ranking"]["official_ask_items"] is not None and r["model"] in decision}
+def _ranks(models: list[ModelScore]) -> list[ModelScore]:
+    """The models with their rank on decision, and on official raw among those ranked on decision."""
+    decision = {i: r.ranking.decision for i, r in enumerate(models) if r.ranking.decision is not None}
+    official = {i: r.ranking.official_ask_items for i, r in enumerate(models)
+                if r.ranking.official_ask_items is not None and i in decision}
     rd, ro = _rank(decision), _rank(official)
-    for r in models:
-        if r["model"] in rd:
-            r["rank_decision"] = rd[r["model"]]
-        if r.get("official") and r["model"] in ro:
-            r["official"]["rank"] = ro[r["model"]]
+    out = []
+    for i, r in enumerate(models):
+        official_score = r.official
+        if official_score is not None and i in ro:
+            official_score = attrs.evolve(official_score, rank=ro[i])
+        out.append(attrs.evolve(r, rank_decision=rd.get(i), official=official_score))
+    return out
 
 
-def _agreement(models: list[dict]) -> dict | None:
-    rows = [(r["ranking"]["official_ask_items"], r["ranking"]["decision"]) for r in models
-            if r["ranking"]["official_ask_items"] is not None and r["ranking"]["decision"] is not None]
+def _agreement(models: list[ModelScore], data: str, pairs: int) -> RankAgreement | None:
+    """Rank correlation of official raw and decision on the ``pairs`` every model of ``data`` covers."""
+    rows = [(r.ranking.official_ask_items, r.ranking.decision) for r in models
+            if r.ranking.official_ask_items is not None and r.ranking.decision is not None]
     if len(rows) < 2:
         return None
     x = [round(a, RANK_DECIMALS) for a, _ in rows]
     y = [round(b, RANK_DECIMALS) for _, b in rows]
-    return {"models": len(rows), "spearman": stats.spearman(x, y), "kendall": stats.kendall_tau_b(x, y),
-            "between": "official raw on the should-ask items and decision accuracy, on the pairs every model covers"}
+    return RankAgreement(data=data, models=len(rows), pairs=pairs, spearman=stats.spearman(x, y),
+                         kendall=stats.kendall_tau_b(x, y))
 
 
 BUILTIN = "builtin"

@@ -12,9 +12,13 @@ Kinds:
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from html import escape
 
+import attrs
+
 from twinbench.errors import TwinbenchError
+from twinbench.reports import Interval, ModelScore, ScoreReport
 
 KINDS = ("act-vs-hold", "official-vs-decision")
 
@@ -28,6 +32,24 @@ class PlotError(TwinbenchError):
     """The score file cannot be drawn as asked."""
 
 
+@attrs.frozen
+class ChartModel:
+    """What a chart draws of one model: its rates, decision interval and official raw."""
+
+    model: str
+    act: float | None
+    hold: float | None
+    decision: float | None
+    decision_ci: Interval | None = None
+    official_ask_items: float | None = None
+
+    @classmethod
+    def of(cls, score: ModelScore) -> ChartModel:
+        return cls(score.model, score.act, score.hold, score.decision,
+                   None if score.ci is None else score.ci.get("decision"),
+                   None if score.official is None else score.official.ask_items)
+
+
 def _number(value: object, what: str) -> float | None:
     if value is None:
         return None
@@ -36,29 +58,62 @@ def _number(value: object, what: str) -> float | None:
     return float(value)
 
 
-def _points(summary: dict, kind: str) -> list[dict]:
-    points = []
-    for n, record in enumerate(summary.get("models", [])):
-        if not isinstance(record, dict) or not isinstance(record.get("model"), str):
+def read_score_json(summary: object) -> tuple[ChartModel, ...]:
+    """The models of a ``twinbench score --format json`` file, as far as a chart needs them."""
+    if not isinstance(summary, Mapping) or not isinstance(summary.get("models"), list):
+        raise PlotError("this is not the JSON of `twinbench score` (no models list)")
+    out = []
+    for n, record in enumerate(summary["models"]):
+        if not isinstance(record, Mapping) or not isinstance(record.get("model"), str):
             raise PlotError(f"models[{n}] is not a model record of `twinbench score`")
-        if isinstance(record.get("act"), dict):
+        if isinstance(record.get("act"), Mapping):
             raise PlotError("this looks like the JSON of `twinbench compare`; plot draws `twinbench score` output")
         name = record["model"]
+        official = record.get("official")
+        if official is not None and not isinstance(official, Mapping):
+            raise PlotError(f"{name}: official is {official!r}, not a record")
+        ci = record.get("ci")
+        if ci is not None and not isinstance(ci, Mapping):
+            raise PlotError(f"{name}: ci is {ci!r}, not a record")
+        raw = None if ci is None else ci.get("decision")
+        interval = None
+        if isinstance(raw, list) and len(raw) == 2 and all(isinstance(v, (int, float)) for v in raw):
+            interval = Interval(float(raw[0]), float(raw[1]))
+        out.append(ChartModel(
+            model=name, act=_number(record.get("act"), f"{name}: act"),
+            hold=_number(record.get("hold"), f"{name}: hold"),
+            decision=_number(record.get("decision"), f"{name}: decision"), decision_ci=interval,
+            official_ask_items=None if official is None else _number(official.get("ask_items"),
+                                                                     f"{name}: official ask_items"),
+        ))
+    return tuple(out)
+
+
+def chart_models(source: ScoreReport | Mapping | Iterable[ChartModel]) -> tuple[ChartModel, ...]:
+    """A score report, the parsed JSON of one, or chart models already made."""
+    if isinstance(source, ScoreReport):
+        return tuple(ChartModel.of(m) for m in source.models)
+    if isinstance(source, Mapping):
+        return read_score_json(source)
+    models = tuple(source)
+    if not all(isinstance(m, ChartModel) for m in models):
+        raise PlotError("plot draws a ScoreReport, the JSON of `twinbench score`, or ChartModel records")
+    return models
+
+
+def _points(models: Iterable[ChartModel], kind: str) -> list[dict]:
+    points = []
+    for m in models:
         ci = None
         if kind == "act-vs-hold":
-            x, y = _number(record.get("act"), f"{name}: act"), _number(record.get("hold"), f"{name}: hold")
+            x, y = m.act, m.hold
         else:
-            official = record.get("official") or {}
-            if not isinstance(official, dict):
-                raise PlotError(f"{name}: official is {official!r}, not a record")
-            x = _number(official.get("ask_items"), f"{name}: official ask_items")
-            y = _number(record.get("decision"), f"{name}: decision")
-            raw = (record.get("ci") or {}).get("decision") if isinstance(record.get("ci"), dict) else None
-            if isinstance(raw, list) and len(raw) == 2 and all(isinstance(v, (int, float)) for v in raw):
-                ci = [float(raw[0]), float(raw[1])]
+            x, y = m.official_ask_items, m.decision
+            if m.decision_ci is not None:
+                ci = [m.decision_ci.low, m.decision_ci.high]
         if x is None or y is None:
             continue
-        points.append({"label": name, "x": x, "y": y, "ci": ci})
+        points.append({"label": m.model, "x": x, "y": y, "ci": ci})
     return points
 
 
@@ -67,10 +122,12 @@ def _scale(lo: float, hi: float, a: float, b: float):
     return lambda v: a + (v - lo) / span * (b - a)
 
 
-def render_svg(summary: dict, kind: str = "act-vs-hold", title: str | None = None) -> str:
+def render_svg(summary: ScoreReport | Mapping | Iterable[ChartModel], kind: str = "act-vs-hold",
+               title: str | None = None) -> str:
+    """The chart of a score report (or of the parsed JSON of ``twinbench score``) as SVG text."""
     if kind not in KINDS:
         raise PlotError(f"unknown chart {kind!r}; choose from {', '.join(KINDS)}")
-    points = _points(summary, kind)
+    points = _points(chart_models(summary), kind)
     if not points:
         need = "official raw (score files) and decision" if kind == "official-vs-decision" else "act and hold"
         raise PlotError(f"no model in the score file has {need} to draw")

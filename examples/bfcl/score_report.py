@@ -27,6 +27,7 @@ from twinbench.adapter import Adapter, AdapterError
 from twinbench.errors import TwinbenchError
 from twinbench.discovery import DiscoveryOptions, Manifest
 from twinbench.evaluate import DEFAULT_BOOTSTRAP, DEFAULT_SEED, Evaluation, evaluate, summarize
+from twinbench.reports import ScoreReport
 from twinbench.scorecard import render_score
 from twinbench.scoring import ScoreOptions
 
@@ -88,14 +89,12 @@ def funnel_line(manifest: Manifest) -> str:
             f"{c['distinct_base_twins_scored']} distinct should-act twins)")
 
 
-def _coverage_lines(summary: dict) -> list[str]:
+def _coverage_lines(summary: ScoreReport) -> list[str]:
     rows = ["| model | pairs scored | not scored | why not scored |", "|---|---|---|---|"]
-    for record in summary["models"]:
-        cov = record.get("coverage") or {}
-        population = cov.get("population", record.get("population", 0))
-        scored = cov.get("scored", 0)
-        why = ", ".join(f"{n} ({reason})" for reason, n in (cov.get("unscored") or {}).items()) or "-"
-        rows.append(f"| {record['model']} | {scored} of {population} | {population - scored} | "
+    for record in summary.models:
+        cov = record.coverage
+        why = ", ".join(f"{n} ({reason})" for reason, n in cov.unscored.items()) or "-"
+        rows.append(f"| {record.model} | {cov.scored} of {cov.population} | {cov.population - cov.scored} | "
                     f"{why.replace('|', '/')} |")
     rows.append("")
     rows.append("A pair is scored only when the run holds a rollout for both twins. An item missing from the "
@@ -141,9 +140,9 @@ def build_report(args: argparse.Namespace, adapter_cls: type[Adapter]) -> str:
     # evaluate() runs twinbench.discovery.discover_for once per dataset release it scores
     # against; its manifests (evaluation.manifests) give the funnel below
     evaluation = evaluate(adapter, search.runs, options, search.skipped, search.warnings)
-    summary = summarize(evaluation, ScoreOptions(), args.bootstrap, args.seed)
+    summary = summarize(evaluation, ScoreOptions(), args.bootstrap, args.seed, options, adapter=adapter.name)
 
-    models = [r["model"] for r in summary["models"]]
+    models = [r.model for r in summary.models]
     out = [f"# {TITLE}", ""]
     out.append(f"Results: `{results}`: {len(models)} run{'s' if len(models) != 1 else ''} "
                f"({', '.join(models)}).")
@@ -152,9 +151,9 @@ def build_report(args: argparse.Namespace, adapter_cls: type[Adapter]) -> str:
     out += ["", "## Scores", "", render_score(summary, "markdown").rstrip()]
     out += ["", "## Coverage", ""]
     out += _coverage_lines(summary)
-    if summary["warnings"]:
+    if summary.warnings:
         out += ["", "## Warnings", ""]
-        out += [f"- {line}" for line in summary["warnings"]]
+        out += [f"- {line}" for line in summary.warnings]
     out += ["", "## How to read this", "", HOW_TO_READ, ""]
     return "\n".join(out)
 

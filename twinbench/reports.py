@@ -1,0 +1,413 @@
+"""The records that ``twinbench score`` and ``twinbench compare`` compute, and their JSON.
+
+Every output (table, JSON, CSV, markdown, plot) renders one of these records; nothing
+downstream reads a nested dict. Each record is small, frozen and typed, and its ``to_json``
+gives the plain data of the command's ``--format json`` output (``report.json_text``
+renders it with sorted keys and rounded floats). A field that is ``None`` and marked
+"omitted" below is left out of the JSON (the output never had the key then).
+
+Naming: attributes say "act" for the should-act side (``OfficialScore.act_twins``); the
+JSON keeps the older ``base_twins`` / ``n_base_twins`` keys users read, with ``act_twins`` /
+``n_act_twins`` beside them.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable, Mapping
+from types import MappingProxyType
+from typing import Any
+
+import attrs
+
+from twinbench.discovery import DiscoveryOptions
+from twinbench.scoring import ScoreOptions
+
+#: the headline rates of a model
+RATE_METRICS = ("act", "hold", "decision", "hold_credited", "decision_credited", "pair")
+#: the metrics that get a bootstrap interval in ``twinbench score``
+INTERVAL_METRICS = ("act", "hold", "decision", "decision_credited")
+#: the metrics whose rank-1 share is reported
+RANK1_METRICS = ("decision", "decision_credited")
+CLUSTER = "should-act twin"
+AGREEMENT_BETWEEN = "official raw on the should-ask items and decision accuracy, on the pairs every model covers"
+
+
+def _note_pairs(notes: Mapping | Iterable | None) -> tuple[tuple[str, Any], ...]:
+    """An adapter's run notes as (label, value) pairs: from a mapping, from pairs, or from records with
+    ``label`` and ``value``."""
+    if isinstance(notes, Mapping):
+        return tuple((str(label), value) for label, value in notes.items())
+    return tuple((str(n.label), n.value) if hasattr(n, "label") else (str(n[0]), n[1]) for n in notes or ())
+
+
+def _frozen_map(value: Mapping | Iterable | None) -> Mapping:
+    """A read-only copy (insertion order kept) of a mapping or of (key, value) pairs."""
+    return MappingProxyType(dict(value or {}))
+
+
+class IntervalKind(str, enum.Enum):
+    """How a bootstrap interval was made."""
+
+    PERCENTILE = "95% percentile"
+    PAIRED = "95% percentile, paired (shared resamples)"
+
+
+class CountingUnit(str, enum.Enum):
+    """What one McNemar discordance count counts."""
+
+    ANCHOR_TURN = "distinct should-act anchor turn"
+    PAIR = "pair"
+
+
+@attrs.frozen
+class Interval:
+    low: float
+    high: float
+
+    def to_json(self) -> list[float]:
+        return [self.low, self.high]
+
+
+def _interval_json(interval: Interval | None) -> list[float | None]:
+    return [None, None] if interval is None else interval.to_json()
+
+
+@attrs.frozen
+class Bootstrap:
+    """The resampling behind the intervals (``resamples == 0``: no intervals)."""
+
+    resamples: int
+    seed: int
+    interval: IntervalKind = IntervalKind.PERCENTILE
+    cluster: str = CLUSTER
+
+    def to_json(self) -> dict:
+        return {"resamples": self.resamples, "seed": self.seed, "cluster": self.cluster,
+                "interval": self.interval.value}
+
+
+# ---------------------------------------------------------------------------------------
+# twinbench score
+# ---------------------------------------------------------------------------------------
+
+
+@attrs.frozen
+class CategoryScore:
+    """Rates on one should-ask category's pairs."""
+
+    pairs: int
+    act: float
+    hold: float
+    hold_credited: float
+
+    @property
+    def decision(self) -> float:
+        return (self.act + self.hold) / 2
+
+    @property
+    def decision_credited(self) -> float:
+        return (self.act + self.hold_credited) / 2
+
+    def to_json(self) -> dict:
+        return {"pairs": self.pairs, "act": self.act, "hold": self.hold, "decision": self.decision,
+                "decision_credited": self.decision_credited}
+
+
+@attrs.frozen
+class Coverage:
+    """Scored pairs out of the population, and why the rest were not."""
+
+    population: int
+    scored: int  # the pairs that count (scored and kept by the scoring sensitivities)
+    unscored: Mapping[str, int] = attrs.field(converter=_frozen_map, factory=dict)  # reason -> pairs, sorted
+    act_ended_before_anchor: int = 0
+    ask_ended_before_anchor: int = 0
+    dropped_ended_early: int | None = None  # omitted unless --drop-ended-early
+    dropped_different_history: int | None = None  # omitted unless --same-history
+
+    def to_json(self) -> dict:
+        out = {"population": self.population, "scored": self.scored, "unscored": dict(self.unscored),
+               "act_ended_before_anchor": self.act_ended_before_anchor,
+               "ask_ended_before_anchor": self.ask_ended_before_anchor}
+        if self.dropped_ended_early is not None:
+            out["dropped_ended_early"] = self.dropped_ended_early
+        if self.dropped_different_history is not None:
+            out["dropped_different_history"] = self.dropped_different_history
+        return out
+
+
+@attrs.frozen
+class OfficialScore:
+    """The leaderboard's own pass rate on the scored should-ask items and their should-act twins."""
+
+    ask_items: float | None
+    act_twins: float | None
+    ask_items_by_category: Mapping[str, float | None] = attrs.field(converter=_frozen_map, factory=dict)
+    n_ask_items: int = 0
+    n_act_twins: int = 0
+    rank: int | None = None  # omitted when not ranked
+
+    def to_json(self) -> dict:
+        out = {"ask_items": self.ask_items, "base_twins": self.act_twins, "act_twins": self.act_twins,
+               "ask_items_by_category": dict(self.ask_items_by_category), "n_ask_items": self.n_ask_items,
+               "n_base_twins": self.n_act_twins, "n_act_twins": self.n_act_twins}
+        if self.rank is not None:
+            out["rank"] = self.rank
+        return out
+
+
+@attrs.frozen
+class Ranking:
+    """Decision and official raw on the pairs every model of the population covers (same items)."""
+
+    among: int
+    pairs: int
+    decision: float | None
+    official_ask_items: float | None
+
+    def to_json(self) -> dict:
+        return {"among": self.among, "pairs": self.pairs, "decision": self.decision,
+                "official_ask_items": self.official_ask_items}
+
+
+@attrs.frozen
+class ModelScore:
+    """One run's scores, coverage and the statistics around them."""
+
+    model: str
+    pairs: int
+    act: float | None
+    hold: float | None
+    decision: float | None
+    hold_credited: float | None
+    decision_credited: float | None
+    pair: float | None
+    by_category: Mapping[str, CategoryScore | None] = attrs.field(converter=_frozen_map)
+    coverage: Coverage
+    data: Mapping[str, Any] = attrs.field(converter=_frozen_map)  # the adapter's description of the data
+    curation_applies: bool
+    population: int
+    location: str
+    ranking: Ranking
+    #: the adapter's notes on the run, as (label, value) in the adapter's order
+    run_notes: tuple[tuple[str, Any], ...] = attrs.field(default=(), converter=_note_pairs)
+    ci: Mapping[str, Interval | None] | None = attrs.field(default=None, converter=attrs.converters.optional(
+        _frozen_map))  # omitted without bootstrap; an Interval is None where no resample had a rate
+    rank1: Mapping[str, float] | None = attrs.field(default=None, converter=attrs.converters.optional(
+        _frozen_map))  # omitted without bootstrap or shared pairs
+    official: OfficialScore | None = None
+    rank_decision: int | None = None  # omitted when not ranked
+
+    @property
+    def release(self) -> Any:
+        return self.data.get("release")
+
+    def to_json(self) -> dict:
+        out = {
+            "model": self.model, "pairs": self.pairs, "act": self.act, "hold": self.hold, "decision": self.decision,
+            "hold_credited": self.hold_credited, "decision_credited": self.decision_credited, "pair": self.pair,
+            "by_category": {c: None if s is None else s.to_json() for c, s in self.by_category.items()},
+            "coverage": self.coverage.to_json(), "data": dict(self.data), "curation_applies": self.curation_applies,
+            "population": self.population, "location": self.location, "run_notes": dict(self.run_notes),
+            "official": None if self.official is None else self.official.to_json(),
+            "ranking": self.ranking.to_json(),
+        }
+        if self.ci is not None:
+            out["ci"] = {metric: _interval_json(i) for metric, i in self.ci.items()}
+        if self.rank1 is not None:
+            out["rank1"] = dict(self.rank1)
+        if self.rank_decision is not None:
+            out["rank_decision"] = self.rank_decision
+        return out
+
+
+@attrs.frozen
+class RankAgreement:
+    """Rank correlation of official raw and decision over one population's models."""
+
+    data: str
+    models: int
+    pairs: int
+    spearman: float
+    kendall: float
+    between: str = AGREEMENT_BETWEEN
+
+    def to_json(self) -> dict:
+        return {"data": self.data, "models": self.models, "pairs": self.pairs, "spearman": self.spearman,
+                "kendall": self.kendall, "between": self.between}
+
+
+@attrs.frozen
+class Skipped:
+    folder: str
+    reason: str
+
+    def to_json(self) -> dict:
+        return {"folder": self.folder, "reason": self.reason}
+
+
+@attrs.frozen
+class ScoreReport:
+    """``twinbench score``: every model's scores, sorted by model name."""
+
+    models: tuple[ModelScore, ...]
+    options: ScoreOptions
+    population_options: DiscoveryOptions
+    bootstrap: Bootstrap
+    skipped: tuple[Skipped, ...] = ()
+    warnings: tuple[str, ...] = ()
+    rank_agreement: tuple[RankAgreement, ...] = ()
+    embedded_default: bool = False  # the built-in reference policies, not the user's runs
+    adapter: str = ""
+
+    def to_json(self) -> dict:
+        return {
+            "models": [m.to_json() for m in self.models],
+            "options": attrs.asdict(self.options),
+            "population_options": attrs.asdict(self.population_options),
+            "bootstrap": self.bootstrap.to_json(),
+            "skipped": [s.to_json() for s in self.skipped],
+            "warnings": list(self.warnings),
+            "rank_agreement": [a.to_json() for a in self.rank_agreement],
+            "embedded_default": self.embedded_default,
+            "adapter": self.adapter,
+        }
+
+
+# ---------------------------------------------------------------------------------------
+# twinbench compare
+# ---------------------------------------------------------------------------------------
+
+
+def _change(baseline: float | None, treatment: float | None) -> float | None:
+    return None if baseline is None or treatment is None else treatment - baseline
+
+
+@attrs.frozen
+class McNemar:
+    """Discordant counts (``b`` yes in the baseline only, ``c`` in the treatment only) and the exact p."""
+
+    n: int
+    b: int
+    c: int
+    p: float
+
+
+@attrs.frozen
+class Discordance:
+    counts: McNemar
+    unit: CountingUnit
+
+    def to_json(self) -> dict:
+        return {"n": self.counts.n, "b": self.counts.b, "c": self.counts.c, "p": self.counts.p,
+                "unit": self.unit.value}
+
+
+@attrs.frozen
+class RateChange:
+    """One rate in both arms, on the pairs scored in both."""
+
+    baseline: float | None
+    treatment: float | None
+    ci_change: Interval | None = None  # omitted when there is no interval
+
+    @property
+    def change(self) -> float | None:
+        return _change(self.baseline, self.treatment)
+
+    def to_json(self) -> dict:
+        out = {"baseline": self.baseline, "treatment": self.treatment, "change": self.change}
+        if self.ci_change is not None:
+            out["ci_change"] = self.ci_change.to_json()
+        return out
+
+
+@attrs.frozen
+class ItemShareChange:
+    """A share over items in both arms: the should-ask attempt share, or official raw, of one category."""
+
+    items: int  # items in the category (attempt share) or judged in both arms (official)
+    baseline: float | None
+    treatment: float | None
+    counts: McNemar
+    compared: int | None = None  # items with a reading in both arms; omitted for official raw
+
+    @property
+    def change(self) -> float | None:
+        return _change(self.baseline, self.treatment)
+
+    def to_json(self) -> dict:
+        out = {"items": self.items, "baseline": self.baseline, "treatment": self.treatment, "change": self.change,
+               "b": self.counts.b, "c": self.counts.c, "p": self.counts.p}
+        if self.compared is not None:
+            out["compared"] = self.compared
+        return out
+
+
+@attrs.frozen
+class ArmComparison:
+    """One model under two settings (baseline and treatment)."""
+
+    model: str
+    baseline: str  # where the baseline run is
+    treatment: str
+    data: Mapping[str, Any] = attrs.field(converter=_frozen_map)
+    pairs: int  # scored in both arms
+    population: int
+    distinct_anchor_turns: int
+    act: RateChange
+    hold: RateChange
+    decision: RateChange
+    mcnemar_act: Discordance
+    mcnemar_hold: Discordance
+    ask_attempt_share: Mapping[str, ItemShareChange] = attrs.field(converter=_frozen_map)
+    official: Mapping[str, ItemShareChange] | None = attrs.field(converter=attrs.converters.optional(_frozen_map))
+    warnings: tuple[str, ...] = ()  # lifted into the CompareReport, not part of this record's JSON
+
+    @property
+    def pairs_unscored_in_either_arm(self) -> int:
+        return self.population - self.pairs
+
+    def to_json(self) -> dict:
+        return {
+            "model": self.model, "baseline": self.baseline, "treatment": self.treatment, "data": dict(self.data),
+            "pairs": self.pairs, "population": self.population,
+            "pairs_unscored_in_either_arm": self.pairs_unscored_in_either_arm,
+            "distinct_anchor_turns": self.distinct_anchor_turns,
+            "act": self.act.to_json(), "hold": self.hold.to_json(), "decision": self.decision.to_json(),
+            "mcnemar": {"act": self.mcnemar_act.to_json(), "hold": self.mcnemar_hold.to_json()},
+            "ask_attempt_share": {c: e.to_json() for c, e in self.ask_attempt_share.items()},
+            "official": None if self.official is None else {c: e.to_json() for c, e in self.official.items()},
+        }
+
+
+@attrs.frozen
+class CompareReport:
+    """``twinbench compare``: every paired model."""
+
+    models: tuple[ArmComparison, ...]
+    options: DiscoveryOptions
+    bootstrap: Bootstrap
+    warnings: tuple[str, ...] = ()
+    unpaired_models: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, models: Iterable[ArmComparison], options: DiscoveryOptions, bootstrap: Bootstrap,
+           warnings: Iterable[str] = (), unpaired_models: Iterable[str] = ()) -> CompareReport:
+        """The report of the given comparisons: their warnings after the given ones, each once."""
+        models = tuple(models)
+        unpaired = tuple(sorted(unpaired_models))
+        lines = list(dict.fromkeys([*warnings, *(w for m in models for w in m.warnings)]))
+        if unpaired:
+            lines.append(f"not compared (in one tree only): {', '.join(unpaired)}")
+        return cls(models, options, bootstrap, tuple(lines), unpaired)
+
+    def to_json(self) -> dict:
+        return {
+            "models": [m.to_json() for m in self.models],
+            "options": attrs.asdict(self.options),
+            "bootstrap": self.bootstrap.to_json(),
+            "warnings": list(self.warnings),
+            "unpaired_models": list(self.unpaired_models),
+        }
