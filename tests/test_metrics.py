@@ -52,7 +52,8 @@ def evaluation(runs: dict[str, list[PairDecision]], official: dict[str, dict[str
     for model, decisions in runs.items():
         ref = RunRef(model, Path("runs") / model)
         model_runs.append(ModelRun(ref, "pop", tuple(attrs.evolve(d, model=model) for d in decisions),
-                                   (official or {}).get(model), RunLoad(ref, {}, notes={"error entries": 0})))
+                                   (official or {}).get(model), RunLoad(ref, {}, notes={"error entries": 0},
+                                                                   remarks=("the run was made on other text",))))
     return Evaluation(tuple(model_runs), {"pop": manifest}, {"pop": adapter})
 
 
@@ -271,6 +272,7 @@ def test_report_json_keeps_the_old_keys_and_is_deterministic():
         "run_notes", "ranking", "official"}
 
 
-def test_run_notes_render_as_label_and_value():
-    text = render_score(summarize(evaluation({"m": [dec("q1", "a1")]}), n_boot=0), "table")
-    assert "coverage m: 1 of 1 pairs scored; error entries: 0" in text
+def test_run_remarks_reach_the_coverage_line_and_notes_the_json():
+    summary = summarize(evaluation({"m": [dec("q1", "a1")]}), n_boot=0)
+    assert "coverage m: 1 of 1 pairs scored; the run was made on other text" in render_score(summary, "table")
+    assert summary.to_json()["models"][0]["run_notes"] == {"error entries": 0}

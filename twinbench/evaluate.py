@@ -173,7 +173,7 @@ def _summarize_group(group: list[ModelRun], manifest: Manifest, adapter: Adapter
             by_category=categories[m], coverage=coverages[m], data=described,
             curation_applies=manifest.curation_applies, population=len(manifest.scored),
             location=run.details.get(BUILTIN) or str(run.location),  # no temporary paths in output
-            run_notes=model_run.load.notes, ci=ci, rank1=rank1,
+            run_notes=model_run.load.notes, remarks=model_run.load.remarks, ci=ci, rank1=rank1,
             official=metrics.official(matrix, m, keep[:, m], model_run.official),
             ranking=Ranking(among=len(group), pairs=int(shared_rows.sum()),
                             decision=metrics.value(ranked.decision[m]),

@@ -192,6 +192,8 @@ class ModelScore:
     ranking: Ranking
     #: the adapter's notes on the run, as (label, value) in the adapter's order
     run_notes: tuple[tuple[str, Any], ...] = attrs.field(default=(), converter=_note_pairs)
+    #: the adapter's remarks on the run, sentences shown as they are in the coverage line
+    remarks: tuple[str, ...] = attrs.field(default=(), converter=tuple)
     ci: Mapping[str, Interval | None] | None = attrs.field(default=None, converter=attrs.converters.optional(
         _frozen_map))  # omitted without bootstrap; an Interval is None where no resample had a rate
     rank1: Mapping[str, float] | None = attrs.field(default=None, converter=attrs.converters.optional(

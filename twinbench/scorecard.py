@@ -92,7 +92,7 @@ def _coverage_line(r: ModelScore) -> str:
                         ("dropped ended early", cov.dropped_ended_early)):
         if count:
             parts.append(f"{count} {what}")
-    parts += [f"{label}: {value}" for label, value in r.run_notes]
+    parts += list(r.remarks)  # the adapter's own sentences; its counts (run_notes) are in the JSON
     return (f"coverage {r.model}: {cov.scored} of {cov.population} pairs scored"
             + (f"; {'; '.join(parts)}" if parts else ""))
 
