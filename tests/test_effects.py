@@ -26,7 +26,6 @@ def call(text):
         ("echo('hi', 'a.txt')", Effect.MUTATE),  # second positional argument is the file name
         ("echo('hi')", Effect.READ),
         ("echo(content='hi', file_name=None)", Effect.READ),
-        ("GorillaFileSystem.echo(content='x', file_name='f')", Effect.MUTATE),
         ("mv(source='a', destination='b')", Effect.MUTATE),
         ("ls()", Effect.READ),
         ("login(user='a')", Effect.LOGIN),
@@ -34,6 +33,15 @@ def call(text):
 )
 def test_labels_with_the_echo_rule(text, effect):
     assert classifier().label(call(text)) is effect
+
+
+def test_a_qualified_name_is_labelled_after_the_rule_maps_it():
+    from builders import rule
+
+    qualified = call("GorillaFileSystem.echo(content='x', file_name='f')")
+    assert classifier().label(qualified) is None  # the table labels tool names as they are
+    (mapped,) = rule().resolve([qualified], {"echo"})
+    assert mapped.name == "echo" and classifier().label(mapped) is Effect.MUTATE
 
 
 def test_unknown_functions_and_login_convention():

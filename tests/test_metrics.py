@@ -245,10 +245,23 @@ def test_official_ranking_on_the_pairs_every_model_covers():
     m0 = [dec("q1", "a1"), dec("q2", "a2")]
     m1 = [dec("q1", "a1"), dec("q2", "a2", missing="ask: missing from the results")]
     verdicts = {"q1": False, "q2": True}
-    scores = summarize(evaluation({"m0": m0, "m1": m1}, {"m0": verdicts, "m1": verdicts}), n_boot=0)
-    first = only(scores, "m0")
+    both = evaluation({"m0": m0, "m1": m1}, {"m0": verdicts, "m1": verdicts})
+    first = only(summarize(both, n_boot=0, min_coverage=0.0), "m0")
     assert first.official.ask_items == 50.0  # its own scored pairs
     assert first.ranking.official_ask_items == 0.0 and first.ranking.pairs == 1  # only q1 is shared
+    # by default m1 (1 of the 2 pairs m0 covers) is below the coverage threshold: m0 is ranked on both pairs
+    scores = summarize(both, n_boot=0)
+    first, second = only(scores, "m0"), only(scores, "m1")
+    assert (first.ranking.pairs, first.ranking.among, first.ranking.official_ask_items) == (2, 1, 50.0)
+    assert not second.ranking.ranked and second.rank_decision is None and "fewer than 90%" in second.ranking.reason
+
+
+def test_rank_agreement_needs_three_ranked_models():
+    decisions = {f"m{i}": [dec("q1", "a1"), dec("q2", "a2", held=i % 2 == 0)] for i in range(3)}
+    verdicts = {m: {"q1": True, "q2": i == 0} for i, m in enumerate(decisions)}
+    assert len(summarize(evaluation(decisions, verdicts), n_boot=0).rank_agreement) == 1
+    two = {m: d for m, d in decisions.items() if m != "m2"}
+    assert summarize(evaluation(two, verdicts), n_boot=0).rank_agreement == ()
 
 
 # --------------------------------------------------------------------------------------

@@ -86,13 +86,19 @@ def test_ranks_use_the_pairs_every_model_covers(tmp_path, release, capsys):
     partial = good_lines()
     partial["miss_func"] = [{"id": "multi_turn_miss_func_0", "result": "Error during inference: x"}]
     write_run(tmp_path / "runs", "lucky", partial)
-    out, _ = score_json(capsys, release, "--results", str(tmp_path / "runs"))
+    out, _ = score_json(capsys, release, "--results", str(tmp_path / "runs"), "--min-coverage", "0")
     by = {m["model"]: m for m in out["models"]}
     assert by["lucky"]["pairs"] == 1 and by["full"]["pairs"] == 2
     assert by["full"]["ranking"]["pairs"] == by["lucky"]["ranking"]["pairs"] == 1
     # on the shared pair (miss_param_0) both models are right: a tie, not a win for the partial run
-    assert by["full"]["rank1"]["decision"] == by["lucky"]["rank1"]["decision"] == 0.5
+    assert by["full"]["rank1"]["decision"] == by["lucky"]["rank1"]["decision"] == 50.0
     assert by["full"]["rank_decision"] == by["lucky"]["rank_decision"] == 1
+    # by default the partial run (1 of 2 pairs) is scored but not ranked, and the full run keeps both pairs
+    out, _ = score_json(capsys, release, "--results", str(tmp_path / "runs"))
+    by = {m["model"]: m for m in out["models"]}
+    assert by["full"]["ranking"]["pairs"] == 2 and by["full"]["rank1"]["decision"] == 100.0
+    assert by["lucky"]["ranking"]["ranked"] is False and "rank1" not in by["lucky"]
+    assert "rank_decision" not in by["lucky"] and by["lucky"]["decision"] is not None
 
 
 @pytest.mark.parametrize("argv, message", [

@@ -31,7 +31,7 @@ def test_embedded_default_scores_the_reference_policies(capsys, bfcl_adapter):
         for cat, n in (("miss_func", 116), ("miss_param", 107)):
             assert m["by_category"][cat]["decision"] == decision and m["by_category"][cat]["pairs"] == n
         assert m["ci"]["decision"][0] <= m["decision"] <= m["ci"]["decision"][1]
-    assert by["oracle"]["pair"] == 100 and by["oracle"]["rank1"]["decision"] == 1.0
+    assert by["oracle"]["pair"] == 100 and by["oracle"]["rank1"]["decision"] == 100.0
 
 
 def test_embedded_default_prints_how_to_score_ones_own_run(capsys, bfcl_adapter):

@@ -135,7 +135,8 @@ def test_build_then_responses_then_score_round_trips(tmp_path, capsys):
     act = next(r for r in rows if r["uuid"] == "ca-1-act")
     assert act["correct_answer"] == "tool_call" and len(act["tools"]) == 2 and "orig_tools" not in act
     requests = [json.loads(line) for line in (tmp_path / "s" / "openai.jsonl").read_text().splitlines()]
-    names = {t["function"]["name"] for r in requests for t in r["tools"]}
+    assert {r["url"] for r in requests} == {"/v1/chat/completions"} and len(requests) == 8
+    names = {t["function"]["name"] for r in requests for t in r["body"]["tools"]}
     assert "hotel_api_HotelApi_find_hotels" in names and all("." not in n for n in names)
     assert json.loads((tmp_path / "s" / "pairs.json").read_text())["counts"]["scored"] == 4
     runs = tmp_path / "runs"

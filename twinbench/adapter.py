@@ -44,6 +44,9 @@ class AdapterError(TwinbenchError):
 class RunReader(abc.ABC):
     """Where one leaderboard keeps model outputs, and how to read (and write) them."""
 
+    #: the options that point ``twinbench score`` at a user's own runs (shown as a hint)
+    results_usage: str = "--results path/to/result"
+
     @abc.abstractmethod
     def find(self, paths: Sequence[Path], models: Sequence[str] = (), official: Path | None = None) -> RunSearch:
         """Locate model runs under the user's paths (``official``: where verdict files are, if elsewhere)."""

@@ -125,34 +125,38 @@ def _score_options(args: argparse.Namespace):
                         drop_ended_early=args.drop_ended_early)
 
 
-def cmd_score(args: argparse.Namespace, adapter_cls: type[Adapter]) -> int:
-    import tempfile
+def _check_outputs(*options: tuple[str, Path | None]) -> None:
+    """Two output options naming one file would overwrite each other."""
+    given = [(name, Path(path)) for name, path in options if path is not None]
+    for i, (name, path) in enumerate(given):
+        for other, other_path in given[i + 1:]:
+            if path.resolve() == other_path.resolve():
+                raise UsageError(f"{name} and {other} name the same file ({path}); give each its own")
+        if path.is_dir():
+            raise UsageError(f"{name} {path} is a folder; give a file name")
 
-    from twinbench.evaluate import evaluate, policy_runs, summarize
+
+def _check_paths(option: str, values: Sequence[str]) -> None:
+    for value in values:
+        if not str(value).strip():
+            raise UsageError(f"{option} is empty; give a path (an empty value would read the current folder)")
+
+
+def cmd_score(args: argparse.Namespace, adapter_cls: type[Adapter]) -> int:
+    from twinbench.evaluate import score
     from twinbench.scorecard import per_item_csv, render_score
 
     _check_statistics(args)
+    _check_paths("--results", args.results)
+    _check_outputs(("--output", args.output), ("--per-item", args.per_item))
+    if not 0 <= args.min_coverage <= 1:
+        raise UsageError("--min-coverage is a share between 0 and 1 (default 0.9)")
+    if not args.results and (args.model or args.scores):
+        raise UsageError("--model and --scores need --results")
     adapter = adapter_cls.from_args(args)
-    options = _discovery_options(args)
-    with tempfile.TemporaryDirectory(prefix="twinbench-policies-") as tmp:
-        if args.results:
-            search = adapter.reader().find([Path(p) for p in args.results], args.model or (), args.scores)
-            if not search.runs:
-                raise UsageError("no complete run under " + ", ".join(args.results) + _skipped_text(search.skipped))
-            runs, skipped, warnings = search.runs, search.skipped, search.warnings
-            embedded = False
-        else:
-            if args.model or args.scores:
-                raise UsageError("--model and --scores need --results DIR")
-            from twinbench.discovery import discover_for
-            from twinbench.evaluate import population_key
-
-            manifests = {population_key(adapter): discover_for(adapter, options)}
-            runs = policy_runs(adapter, Path(tmp), next(iter(manifests.values())))
-            skipped, warnings, embedded = (), (), True
-        evaluation = evaluate(adapter, runs, options, skipped, warnings, manifests if embedded else None)
-        scores = summarize(evaluation, _score_options(args), args.bootstrap, args.seed, options,
-                           adapter=adapter.name, embedded_default=embedded)
+    scores, evaluation = score(adapter, [Path(p) for p in args.results], args.model, args.scores,
+                               _discovery_options(args), _score_options(args), args.bootstrap, args.seed,
+                               args.min_coverage)
     for line in scores.warnings:
         print(f"twinbench: {line}", file=sys.stderr)
     if args.per_item:
@@ -287,8 +291,9 @@ def cmd_functions(args: argparse.Namespace, adapter_cls: type[Adapter]) -> int:
     adapter = adapter_cls.from_args(args)
     rule = adapter.rule()
     if not isinstance(rule, EffectTableRule):
-        raise UsageError(f"the {adapter.name} adapter labels no functions: its decision rule is "
-                         f"\"{rule.summary}\" (see `twinbench pairs --adapter {adapter.name}`)")
+        report.emit(report.json_text({"rule": rule.summary, "functions": []}) if args.format == "json" else
+                    f"the {adapter.name} adapter labels no functions: acting is {rule.summary}", args.output)
+        return 0
     effects, verdicts = rule.classifier, rule.verdicts
     records = function_records(rule)
     if args.format == "json":
@@ -399,7 +404,10 @@ def build_parser(adapter_cls: type[Adapter] | None = None) -> argparse.ArgumentP
     p.add_argument("--per-item", metavar="FILE", type=Path, default=None,
                    help="also write one CSV row per model and pair to FILE")
     _population(p)
-    _statistics(p, "cluster-bootstrap resamples for the 95%% intervals")
+    group = _statistics(p, "cluster-bootstrap resamples for the 95%% intervals")
+    group.add_argument("--min-coverage", metavar="SHARE", type=float, default=0.9,
+                       help="rank only models covering at least this share of the pairs the best-covered model "
+                            "covers (default 0.9); the others are scored and shown, not ranked")
     group = p.add_argument_group("scoring sensitivities")
     group.add_argument("--distinct-anchor-turns", action="store_true",
                        help="count act once per distinct should-act anchor turn")

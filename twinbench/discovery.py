@@ -294,24 +294,33 @@ def _same_request(a: Item, b: Item) -> bool:
     return [(t.user_text, t.tools) for t in a.turns] == [(t.user_text, t.tools) for t in b.turns]
 
 
-def _act_fates(items: Mapping[str, Item], pairs: Sequence[Pair], inline_ids: set[str]) -> tuple[ActFate, ...]:
-    """Every should-act item: the pairs it is the twin of, or why none (e.g. the same request as an inline twin)."""
+def _act_fates(items: Mapping[str, Item], pairs: Sequence[Pair], dropped: Sequence[Drop]) -> tuple[ActFate, ...]:
+    """Every should-act item: the pairs it is the twin of, or why none."""
     twin_of: dict[str, list[str]] = {}
     for pair in pairs:
         twin_of.setdefault(pair.act_id, []).append(pair.ask_id)
-    inline = [items[i] for i in sorted(inline_ids)]
+    scored = {p.act_id for p in pairs if p.scored}
+    carried_by = {i.twin.id: i.id for i in items.values() if i.twin is not None}
+    why_dropped = {d.id: d.reason for d in dropped}
+    inline = [items[i] for i in sorted(carried_by)]
     out = []
     for item in items.values():
         if item.side is not Side.ACT:
             continue
         asks = tuple(twin_of.get(item.id, ()))
+        owner = carried_by.get(item.id)
         if asks:
-            origin = "constructed from the should-ask item" if item.id in inline_ids else "the leaderboard's item"
+            origin = "constructed from the should-ask item" if owner else "the leaderboard's item"
             reason = f"the verified twin of {len(asks)} pair(s) ({origin})"
+        elif owner is not None:
+            reason = f"the constructed twin of {owner}, which did not pair: {why_dropped.get(owner, 'see its fate')}"
         else:
-            same = [t.id for t in inline if t.id != item.id and _same_request(t, item)]
-            reason = (f"the same request as the constructed twin {', '.join(same[:3])}; that twin is scored"
-                      if same else "no should-ask item has it as its twin")
+            same = [t.id for t in inline if _same_request(t, item)]
+            if same:
+                fate = "scored" if any(t in scored for t in same) else "not scored"
+                reason = f"the same request as the constructed twin {', '.join(same[:3])} ({fate} in its pair)"
+            else:
+                reason = "no should-ask item has it as its twin"
         out.append(ActFate(item.id, item.category, asks, reason))
     return tuple(out)
 
@@ -325,7 +334,6 @@ def discover(
 ) -> Manifest:
     """Run the funnel over every should-ask item."""
     by_id = _with_inline_twins(items)
-    inline_ids = {item.twin.id for item in items if item.twin is not None}
     unlabelled = set(rule.unlabelled(sorted({t for i in by_id.values() for turn in i.turns for t in turn.tools})))
     if unlabelled and not rule.allow_unlabelled:
         named = ", ".join(sorted(unlabelled)[:10]) + (" ..." if len(unlabelled) > 10 else "")
@@ -429,7 +437,7 @@ def discover(
         categories=categories,
         families=graph,
         items=by_id,
-        act_fates=_act_fates(by_id, pairs, inline_ids),
+        act_fates=_act_fates(by_id, pairs, dropped),
     )
 
 

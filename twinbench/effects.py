@@ -61,8 +61,12 @@ class EffectClassifier:
         object.__setattr__(self, "_index", {f.name: f for f in self.functions})
 
     def label(self, call: Call) -> Effect | None:
-        """The effect of this call, or ``None`` when the function is unknown."""
-        name = call.short_name
+        """The effect of this call, or ``None`` when the function is unknown.
+
+        The call's name is looked up as it is: a decision rule maps a called name onto the
+        item's tools (dropping a class qualifier, say) before it asks for a label.
+        """
+        name = call.name
         for rule in self.rules:
             if rule.function == name:
                 return rule.effect(call)

@@ -36,6 +36,8 @@ from twinbench.reports import (
 from twinbench.scoring import ScoreOptions
 
 DEFAULT_BOOTSTRAP = 10_000
+DEFAULT_MIN_COVERAGE = 0.9  # ranked: covers at least this share of the pairs the best-covered model covers
+MIN_RANKED_FOR_AGREEMENT = 3  # rank agreement over fewer models is always +-1 or undefined
 DEFAULT_SEED = 20260612
 
 
@@ -103,11 +105,14 @@ def evaluate(
 
 def summarize(evaluation: Evaluation, options: ScoreOptions = ScoreOptions(), n_boot: int = DEFAULT_BOOTSTRAP,
               seed: int = DEFAULT_SEED, population: DiscoveryOptions | None = None, *,
-              adapter: str | None = None, embedded_default: bool = False) -> ScoreReport:
+              adapter: str | None = None, embedded_default: bool = False,
+              min_coverage: float = DEFAULT_MIN_COVERAGE) -> ScoreReport:
     """Per-model scores and the statistics around them, as a :class:`~twinbench.reports.ScoreReport`.
 
     Intervals use each model's own covered pairs. Ranks, rank-1 shares and rank agreement
-    compare models on the same items: the pairs every model of the population covers.
+    compare models on the same items: the pairs every ranked model of the population covers.
+    A model covering fewer than ``min_coverage`` of the pairs the best-covered model of its
+    population covers is scored but not ranked; rank agreement needs three ranked models.
     ``adapter`` names the adapter in the report (default: the one that scored the runs);
     ``embedded_default`` marks the built-in reference policies.
     """
@@ -118,7 +123,7 @@ def summarize(evaluation: Evaluation, options: ScoreOptions = ScoreOptions(), n_
         groups.setdefault(model_run.population, []).append(model_run)
     for key, group in groups.items():
         scores, agreement = _summarize_group(group, evaluation.manifests[key], evaluation.adapters[key], options,
-                                             n_boot, seed)
+                                             n_boot, seed, min_coverage)
         models.extend(scores)
         if agreement is not None:
             agreements.append(agreement)
@@ -138,13 +143,19 @@ def summarize(evaluation: Evaluation, options: ScoreOptions = ScoreOptions(), n_
 
 
 def _summarize_group(group: list[ModelRun], manifest: Manifest, adapter: Adapter, options: ScoreOptions,
-                     n_boot: int, seed: int) -> tuple[list[ModelScore], RankAgreement | None]:
+                     n_boot: int, seed: int, min_coverage: float = DEFAULT_MIN_COVERAGE,
+                     ) -> tuple[list[ModelScore], RankAgreement | None]:
     """The models of one population, every rate from one decision matrix."""
     matrix = DecisionMatrix.build([(mr.run.model, mr.decisions) for mr in group])
     distinct = options.distinct_anchor_turns
     keep = metrics.kept(matrix, options)
-    shared_rows = keep.all(axis=1)  # the pairs every model covers: ranks compare the same items
-    shared = keep & shared_rows[:, None]
+    covered = keep.sum(axis=0)
+    best = int(covered.max()) if covered.size else 0
+    ranked_cols = (covered > 0) & (covered >= min_coverage * best)
+    # the pairs every ranked model covers: ranks compare the same items
+    shared_rows = keep[:, ranked_cols].all(axis=1) if ranked_cols.any() else np.zeros(matrix.n_pairs, dtype=bool)
+    shared = keep & shared_rows[:, None] & ranked_cols[None, :]
+    n_ranked = int(ranked_cols.sum())
     point = metrics.rates(matrix, keep, distinct)
     ranked = metrics.rates(matrix, shared, distinct)
     categories = metrics.by_category(matrix, keep, distinct, manifest.categories)
@@ -153,9 +164,10 @@ def _summarize_group(group: list[ModelRun], manifest: Manifest, adapter: Adapter
     if n_boot > 0 and matrix.n_pairs:
         weights = stats.cluster_weights(matrix.clusters, n_boot, seed)
         own_samples = metrics.rates(matrix, keep, distinct, weights)
-        if shared_rows.any():
+        if shared_rows.any() and n_ranked:
             shared_samples = metrics.rates(matrix, shared, distinct, weights)
-            shares = {metric: stats.rank1_shares(shared_samples.metric(metric)) for metric in RANK1_METRICS}
+            shares = {metric: _shares_of_ranked(shared_samples.metric(metric), ranked_cols)
+                      for metric in RANK1_METRICS}
     described = adapter.describe()
     records: list[ModelScore] = []
     for m, model_run in enumerate(group):
@@ -164,7 +176,7 @@ def _summarize_group(group: list[ModelRun], manifest: Manifest, adapter: Adapter
         ci = rank1 = None
         if own_samples is not None:
             ci = {metric: _interval(own_samples.metric(metric)[:, m]) for metric in INTERVAL_METRICS}
-        if shares is not None:
+        if shares is not None and ranked_cols[m]:
             rank1 = {metric: float(shares[metric][m]) for metric in RANK1_METRICS}
         official_shared = metrics.official(matrix, m, shared[:, m], model_run.official)
         run = model_run.run
@@ -175,13 +187,25 @@ def _summarize_group(group: list[ModelRun], manifest: Manifest, adapter: Adapter
             location=run.details.get(BUILTIN) or str(run.location),  # no temporary paths in output
             run_notes=model_run.load.notes, remarks=model_run.load.remarks, ci=ci, rank1=rank1,
             official=metrics.official(matrix, m, keep[:, m], model_run.official),
-            ranking=Ranking(among=len(group), pairs=int(shared_rows.sum()),
-                            decision=metrics.value(ranked.decision[m]),
-                            official_ask_items=None if official_shared is None else official_shared.ask_items),
+            ranking=Ranking(among=n_ranked, pairs=int(shared_rows.sum()),
+                            decision=metrics.value(ranked.decision[m]) if ranked_cols[m] else None,
+                            official_ask_items=(None if official_shared is None or not ranked_cols[m]
+                                                else official_shared.ask_items),
+                            ranked=bool(ranked_cols[m]),
+                            reason=None if ranked_cols[m] else (
+                                f"covers {int(covered[m])} of {len(manifest.scored)} pairs, fewer than "
+                                f"{100 * min_coverage:.0f}% of the {best} the best-covered model covers")),
         ))
     records = _ranks(records)
-    data = f"{described.get('release', adapter.name)} ({len(manifest.scored)} pairs)"
+    data = str(described.get("release", adapter.name))
     return records, _agreement(records, data, int(shared_rows.sum()))
+
+
+def _shares_of_ranked(samples: np.ndarray, ranked: np.ndarray) -> np.ndarray:
+    """Rank-1 shares (percent) among the ranked columns; the others get NaN."""
+    out = np.full(samples.shape[1], np.nan)
+    out[ranked] = 100.0 * stats.rank1_shares(samples[:, ranked])
+    return out
 
 
 def _interval(samples: np.ndarray) -> Interval | None:
@@ -218,7 +242,7 @@ def _agreement(models: list[ModelScore], data: str, pairs: int) -> RankAgreement
     """Rank correlation of official raw and decision on the ``pairs`` every model of ``data`` covers."""
     rows = [(r.ranking.official_ask_items, r.ranking.decision) for r in models
             if r.ranking.official_ask_items is not None and r.ranking.decision is not None]
-    if len(rows) < 2:
+    if len(rows) < MIN_RANKED_FOR_AGREEMENT:
         return None
     x = [round(a, RANK_DECIMALS) for a, _ in rows]
     y = [round(b, RANK_DECIMALS) for _, b in rows]
@@ -227,6 +251,38 @@ def _agreement(models: list[ModelScore], data: str, pairs: int) -> RankAgreement
 
 
 BUILTIN = "builtin"
+
+
+class NoRunsError(AdapterError):
+    """Nothing under the user's --results could be scored."""
+
+
+def score(adapter: Adapter, results: Sequence[Path], models: Sequence[str] = (), official: Path | None = None,
+          population: DiscoveryOptions = DiscoveryOptions(), options: ScoreOptions = ScoreOptions(),
+          n_boot: int = DEFAULT_BOOTSTRAP, seed: int = DEFAULT_SEED,
+          min_coverage: float = DEFAULT_MIN_COVERAGE) -> tuple[ScoreReport, Evaluation]:
+    """``twinbench score``: the runs under ``results`` (or, with none, the reference policies), scored.
+
+    Returns the report and the evaluation it was made from (the per-item CSV reads the latter).
+    """
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="twinbench-policies-") as tmp:
+        manifests = None
+        if results:
+            search = adapter.reader().find(list(results), tuple(models), official)
+            if not search.runs:
+                skipped = "".join(f"\n  skipped {folder}: {reason}" for folder, reason in search.skipped)
+                raise NoRunsError("no complete run under " + ", ".join(map(str, results)) + skipped)
+            runs, skipped, warnings = search.runs, search.skipped, search.warnings
+        else:
+            manifests = {population_key(adapter): discover_for(adapter, population)}
+            runs = policy_runs(adapter, Path(tmp), next(iter(manifests.values())))
+            skipped, warnings = (), ()
+        evaluation = evaluate(adapter, runs, population, skipped, warnings, manifests)
+        report_ = summarize(evaluation, options, n_boot, seed, population, adapter=adapter.name,
+                            embedded_default=not results, min_coverage=min_coverage)
+    return attrs.evolve(report_, results_usage=adapter.reader().results_usage), evaluation
 
 
 def policy_runs(adapter: Adapter, directory: Path, manifest: Manifest) -> list[RunRef]:

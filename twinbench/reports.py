@@ -159,16 +159,23 @@ class OfficialScore:
 
 @attrs.frozen
 class Ranking:
-    """Decision and official raw on the pairs every model of the population covers (same items)."""
+    """Decision and official raw on the pairs every ranked model of the population covers (same items).
 
-    among: int
-    pairs: int
+    A model that covers fewer than ``min_coverage`` of the pairs the best-covered model of its
+    population covers is scored and shown, but not ranked (``ranked`` false, ``reason`` why):
+    it would shrink everyone's shared pairs, or win on the few it has.
+    """
+
+    among: int  # ranked models in the population
+    pairs: int  # the pairs they all cover
     decision: float | None
     official_ask_items: float | None
+    ranked: bool = True
+    reason: str | None = None
 
     def to_json(self) -> dict:
         return {"among": self.among, "pairs": self.pairs, "decision": self.decision,
-                "official_ask_items": self.official_ask_items}
+                "official_ask_items": self.official_ask_items, "ranked": self.ranked, "reason": self.reason}
 
 
 @attrs.frozen
@@ -262,6 +269,8 @@ class ScoreReport:
     rank_agreement: tuple[RankAgreement, ...] = ()
     embedded_default: bool = False  # the built-in reference policies, not the user's runs
     adapter: str = ""
+    #: how a user points ``score`` at their own runs with this adapter (shown under the policies)
+    results_usage: str = "--results path/to/result"
 
     def to_json(self) -> dict:
         return {

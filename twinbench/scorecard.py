@@ -15,8 +15,8 @@ from twinbench.evaluate import Evaluation
 from twinbench.reports import CompareReport, Coverage, Interval, ModelScore, ScoreReport
 
 
-def own_run_hint(adapter: str) -> str:
-    return f"score your own run: twinbench score --adapter {adapter} --results path/to/result"
+def own_run_hint(adapter: str, usage: str = "--results path/to/result") -> str:
+    return f"score your own run: twinbench score --adapter {adapter} {usage}"
 
 
 def _r(value):
@@ -57,7 +57,7 @@ def _rows(models: Sequence[ModelScore]) -> list[list]:
             _r(r.decision_credited), _r(r.pair),
             *[_category_decision(r, c) for c in sorted(r.by_category)],
             _official_text(r), _rank_text(r),
-            "-" if rank1 is None else f"{100 * rank1:.1f}%",
+            "-" if rank1 is None else f"{rank1:.1f}%",
         ])
     return rows
 
@@ -114,12 +114,16 @@ def _notes(summary: ScoreReport) -> list[str]:
         if r.ranking.among > 1:
             ranked.setdefault(r.release, r.ranking)
     for release, ranking in ranked.items():
-        lines.append(f"ranks and rank-1 on {release}: the {ranking.pairs} pairs all {ranking.among} models "
+        lines.append(f"ranks and rank-1 on {release}: the {ranking.pairs} pairs all {ranking.among} ranked models "
                      "there cover (same items for everyone)")
+    for r in summary.models:
+        if not r.ranking.ranked:
+            lines.append(f"not ranked: {r.model} {r.ranking.reason} (--min-coverage); its scores stand on its own pairs")
     lines += [_coverage_line(r) for r in summary.models]
     for agreement in summary.rank_agreement:
         lines.append(f"rank agreement on {agreement.data}, official raw vs decision over {agreement.models} "
-                     f"models: Spearman {agreement.spearman:.2f}, Kendall {agreement.kendall:.2f}")
+                     f"ranked models and their {agreement.pairs} shared pairs: Spearman {agreement.spearman:.2f}, "
+                     f"Kendall {agreement.kendall:.2f}")
     for s in summary.skipped:
         lines.append(f"skipped {s.folder}: {s.reason}")
     if summary.embedded_default:
@@ -129,7 +133,7 @@ def _notes(summary: ScoreReport) -> list[str]:
         else:
             lines.append("these are the built-in reference policies (expected decision: oracle 100, always-act 50, "
                          "never-act 50)")
-        lines.append(own_run_hint(summary.adapter))
+        lines.append(own_run_hint(summary.adapter, summary.results_usage))
     return lines
 
 
@@ -151,7 +155,7 @@ def _score_csv(summary: ScoreReport) -> str:
                      _r(r.hold_credited), _r(r.decision_credited), _r(r.pair)]
                     + [_category_decision(r, c) for c in cats]
                     + [_r(None if off is None else off.ask_items), _r(None if off is None else off.act_twins),
-                       None if rank1 is None else _r(100 * rank1), r.release,
+                       None if rank1 is None else _r(rank1), r.release,
                        _r(None if off is None else off.act_twins)])
     return report.csv_text(headers, rows)
 

@@ -379,10 +379,10 @@ def _when2call_shown(path: Path) -> str:
         return str(path)
 
 
-def _when2call_missing(what: str) -> str:
+def _when2call_missing(what: str, command: str) -> str:
     return (f'!!! note "Built without the When2Call data"\n    This build could not see '
             f"`../shared/when2call/{WHEN2CALL_FILE}`, so {what} is not rendered here. With a copy of "
-            "When2Call's test file, run the command shown above to see it.\n")
+            f"When2Call's test file, `{command}` shows it.\n")
 
 
 def _when2call_manifest(path: Path):
@@ -402,8 +402,10 @@ def render_when2call(arg: str | None) -> str:
         raise PluginError(f"twinbench docs: twinbench:when2call:{arg} is unknown (pairs, score or fates)")
     path = _when2call_data()
     if path is None:
-        return _when2call_missing({"pairs": "the funnel", "score": "the score table",
-                                   "fates": "the table of fates"}[arg])
+        what = {"pairs": "the funnel", "score": "the score table", "fates": "the table of fates"}[arg]
+        command = ("twinbench pairs --adapter when2call --when2call-data FILE --format json" if arg == "fates"
+                   else f"twinbench {arg} --adapter when2call --when2call-data FILE")
+        return _when2call_missing(what, command)
     shown = _when2call_shown(path)
     if arg == "fates":
         return _when2call_fates(path)

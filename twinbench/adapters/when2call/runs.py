@@ -75,6 +75,7 @@ def _item_id(row: Mapping[str, object]) -> str | None:
 class When2CallRuns(RunReader):
     rows: Mapping[str, object]  # the data's rows by uuid (adapter.Row)
     items: Mapping[str, Item]  # every item, constructed twins included
+    results_usage: str = "--when2call-data FILE --results OUTPUTS.jsonl (one file per model)"
 
     def find(self, paths: Sequence[Path], models: Sequence[str] = (), official: Path | None = None) -> RunSearch:
         files: list[Path] = []
@@ -158,7 +159,12 @@ class When2CallRuns(RunReader):
                             f"(e.g. {', '.join(repeated[:_EXAMPLES])}); the first row is used")
         unusable = sum(1 for r in rollouts.values() if r.turns is None)
         absent = len(wanted - set(rollouts))
-        if absent:
+        twins = {i for i in wanted if i.endswith(TWIN_SUFFIX) and i not in self.rows}
+        if twins and not twins & set(rollouts):
+            warnings.append(f"{run.model}: {path}: none of the {len(twins)} constructed should-act twins "
+                            f"(ids ending in {TWIN_SUFFIX}) has a row, so no pair can be scored: run the model on "
+                            "the suite `twinbench build --adapter when2call` writes, not on When2Call's own file")
+        elif absent:
             warnings.append(f"{run.model}: {path}: {absent} of the {len(wanted)} items asked for have no row "
                             "(a partial run?); the pairs that need them are unscored")
         notes = {"rows_unreadable": len(bad), "rows_unknown": len(unknown), "rows_unscored": unusable}

@@ -8,8 +8,9 @@ Three files:
   the should-ask row with the complete request (``orig_question`` or ``orig_tools``) in its
   place and ``correct_answer: tool_call``. Every row has a ``twinbench`` object:
   ``{"pair": <should-ask id>, "side": "should_act" | "should_ask"}``.
-* ``openai.jsonl``: one chat request per row (``custom_id`` is the row's uuid), the tools in
-  the OpenAI function schema with When2Call's name rewrite (``.`` becomes ``_``).
+* ``openai.jsonl``: one OpenAI Batch API line per row (``custom_id`` is the row's uuid; set
+  ``body.model``), the tools in the OpenAI function schema with When2Call's name rewrite (``.``
+  becomes ``_``) and BFCL-style types as JSON-schema types (``dict`` is ``object``, ...).
 * ``pairs.json``: the manifest (every pair and every item's fate).
 """
 
@@ -80,8 +81,10 @@ def openai_tool(raw: object) -> dict[str, object]:
 
 
 def openai_request(row: Mapping[str, object]) -> dict[str, object]:
-    return {"custom_id": row["uuid"], "messages": [{"role": "user", "content": row["question"]}],
+    """One line of the OpenAI Batch API (set ``body.model`` before sending it)."""
+    body = {"messages": [{"role": "user", "content": row["question"]}],
             "tools": [openai_tool(t) for t in row.get("tools") or []]}
+    return {"custom_id": row["uuid"], "method": "POST", "url": "/v1/chat/completions", "body": body}
 
 
 def write(manifest: Manifest, rows: Mapping[str, object], data: Mapping[str, str], out: Path) -> list[Path]:
