@@ -154,6 +154,14 @@ def cmd_score(args: argparse.Namespace, adapter_cls: type[Adapter]) -> int:
     if not args.results and (args.model or args.scores):
         raise UsageError("--model and --scores need --results")
     adapter = adapter_cls.from_args(args)
+    if args.explain:
+        if args.results:
+            raise UsageError("--explain shows the columns on the reference policies; leave out --results")
+        from twinbench.scorecard import explain_text
+
+        scores, _ = score(adapter, (), population=_discovery_options(args), n_boot=0)
+        report.emit(explain_text(scores), args.output)
+        return 0
     scores, evaluation = score(adapter, [Path(p) for p in args.results], args.model, args.scores,
                                _discovery_options(args), _score_options(args), args.bootstrap, args.seed,
                                args.min_coverage)
@@ -161,7 +169,7 @@ def cmd_score(args: argparse.Namespace, adapter_cls: type[Adapter]) -> int:
         print(f"twinbench: {line}", file=sys.stderr)
     if args.per_item:
         report.emit(per_item_csv(evaluation), args.per_item)
-    report.emit(render_score(scores, args.format), args.output)
+    report.emit(render_score(scores, args.format, wide=args.wide), args.output)
     return 0
 
 
@@ -403,6 +411,9 @@ def build_parser(adapter_cls: type[Adapter] | None = None) -> argparse.ArgumentP
                    help="where the official score files are (default: the sibling score/ tree)")
     p.add_argument("--per-item", metavar="FILE", type=Path, default=None,
                    help="also write one CSV row per model and pair to FILE")
+    p.add_argument("--wide", action="store_true", help="the table as one wide block (default: two narrow ones)")
+    p.add_argument("--explain", action="store_true",
+                   help="say what every column means, with the reference policies as the worked example")
     _population(p)
     group = _statistics(p, "cluster-bootstrap resamples for the 95%% intervals")
     group.add_argument("--min-coverage", metavar="SHARE", type=float, default=0.9,

@@ -65,7 +65,48 @@ def _rows(models: Sequence[ModelScore]) -> list[list]:
 def _headers(models: Sequence[ModelScore]) -> list[str]:
     cats = sorted(models[0].by_category) if models else []
     return (["model", "pairs", "act", "hold", "decision [95% CI]", "credited", "pair"]
-            + list(cats) + ["official ask / base", "rank official / decision", "rank-1"])
+            + list(cats) + ["official ask / act", "rank official / decision", "rank-1"])
+
+
+#: the narrow layout: two blocks of the wide table's columns, each within NARROW_WIDTH
+MAIN_COLUMNS = ("model", "pairs", "act", "hold", "decision [95% CI]", "credited", "rank-1")
+DETAIL_FIXED = ("model", "pair")
+DETAIL_TAIL = ("official ask/act", "rank off/dec")
+NARROW_WIDTH = 100
+
+
+def _narrow_blocks(models: Sequence[ModelScore]) -> list[str]:
+    """The wide table as two blocks: the decision, then the per-category, pair and official columns."""
+    wide_headers, rows = _headers(models), _rows(models)
+    index = {h: i for i, h in enumerate(wide_headers)}
+    cats = sorted(models[0].by_category) if models else []
+    main = [[row[index[h]] for h in MAIN_COLUMNS] for row in rows]
+    detail_headers = [*DETAIL_FIXED, *cats, *DETAIL_TAIL]
+    wide_tail = ("official ask / act", "rank official / decision")
+    detail = [[row[index["model"]], row[index["pair"]], *[row[index[c]] for c in cats],
+               *[row[index[h]] for h in wide_tail]] for row in rows]
+    return [report.table(list(MAIN_COLUMNS), main, [False] + [True] * (len(MAIN_COLUMNS) - 1)),
+            report.table(detail_headers, detail, [False] + [True] * (len(detail_headers) - 1))]
+
+
+LEGEND = (
+    "act: % of pairs whose should-act anchor turn has an attempt; hold: % whose should-ask anchor turn has "
+    "none; decision = (act + hold) / 2, so always-act and never-act both score 50",
+    "credited: decision when, on compound turns, attempts confined to the steps the request authorizes on "
+    "its own do not count as acting (always-act can be above 50 there); pair: % with both sides right",
+    "official ask/act: the leaderboard's own pass rate on the should-ask items and on their should-act "
+    "twins; rank off/dec: rank on official and on decision; rank-1: % of bootstrap resamples in which "
+    "the model is first on decision",
+    "curation applies: hand-made curation made for this exact data is used (bad keys dropped, anchors "
+    "certified, compound turns marked); `twinbench score --explain` says more",
+)
+
+
+def _wrap(lines: Sequence[str], width: int = NARROW_WIDTH) -> list[str]:
+    import textwrap
+
+    return [w for line in lines for w in textwrap.wrap(line, width, subsequent_indent="  ",
+                                                        break_on_hyphens=False) or [""]]
 
 
 def _groups(summary: ScoreReport) -> list[tuple[str, list[ModelScore]]]:
@@ -160,8 +201,8 @@ def _score_csv(summary: ScoreReport) -> str:
     return report.csv_text(headers, rows)
 
 
-def render_score(summary: ScoreReport, fmt: str) -> str:
-    """``twinbench score`` output."""
+def render_score(summary: ScoreReport, fmt: str, wide: bool = False) -> str:
+    """``twinbench score`` output; the table is narrow (two blocks within 100 columns) unless ``wide``."""
     if fmt == "json":
         return report.json_text(summary.to_json())
     if fmt == "csv":
@@ -170,13 +211,66 @@ def render_score(summary: ScoreReport, fmt: str) -> str:
     for label, models in _groups(summary):
         if fmt == "markdown":
             blocks.append(f"**{label}**\n\n" + report.markdown_table(_headers(models), _rows(models)))
-        else:
+        elif wide:
             blocks.append(label + "\n\n" + report.table(_headers(models), _rows(models),
                                                         [False] + [True] * (len(_headers(models)) - 1)))
+        else:
+            blocks.append("\n".join(_wrap([label])) + "\n\n" + "\n\n".join(_narrow_blocks(models)))
     notes = _notes(summary)
+    hint = [n for n in notes if n.startswith("score your own run:")]  # the last line, after the legend
+    notes = [n for n in notes if n not in hint]
     if fmt == "markdown":
-        return "\n\n".join(blocks) + "\n\n" + "\n".join(f"- {n}" for n in notes) + "\n"
-    return "\n\n".join(blocks) + "\n\n" + "\n".join(notes) + "\n"
+        return ("\n\n".join(blocks) + "\n\n" + "\n".join(f"- {n}" for n in notes + hint) + "\n\n"
+                + "\n".join(f"- {n}" for n in LEGEND) + "\n")
+    if wide:
+        return "\n\n".join(blocks) + "\n\n" + "\n".join(notes + hint) + "\n"
+    return ("\n\n".join(blocks) + "\n\n" + "\n".join(_wrap(notes)) + "\n\n" + "\n".join(_wrap(LEGEND))
+            + "".join("\n" + h for h in hint) + "\n")
+
+
+EXPLAIN = """\
+What `twinbench score` reports, column by column
+
+Every row is one model; every number is a percentage of pairs. A pair is the same request
+twice: complete (the should-act twin) and with one value or one tool removed (the should-ask
+twin). The anchor turn is the turn where the two differ. A model attempts the action on an
+anchor turn when it makes a call there that the adapter's rule counts as acting (for BFCL: a
+world-changing call of a function on the turn's tool list, the withheld one included).
+
+  pairs     scored pairs / pairs in the population (the rest are unscored: missing, error
+            entries, unreadable rollouts; the coverage line says which)
+  act       % of pairs whose should-act anchor turn has an attempt (acting when it should)
+  hold      % of pairs whose should-ask anchor turn has no attempt (holding back when it should)
+  decision  (act + hold) / 2, balanced accuracy: a policy that ignores the missing
+            information scores 50, whatever it does; [low, high] is a 95% cluster-bootstrap
+            interval over the should-act twins
+  credited  the decision when, on compound turns (requests that also authorize steps that do
+            not depend on what was withheld), attempts confined to those steps do not count as
+            acting on the should-ask side
+  pair      % of pairs with both sides right
+  <category>  the decision on the pairs of one should-ask category
+  official ask/act  the leaderboard's own pass rate on the same should-ask items / on their
+            should-act twins (from its score files; "none" without them)
+  rank off/dec  the model's rank on official raw and on decision, among the ranked models
+            of its data, on the pairs all of them cover
+  rank-1    % of bootstrap resamples in which the model is first on decision
+  curation applies  the hand-made curation (bad keys, certified anchors, compound turns) was
+            made for exactly this data, so it is used
+
+The worked example: the built-in reference policies on this data, scored through the same
+reader as a real run.
+
+  oracle      replays the reference: acts on complete turns, asks on incomplete ones: 100
+  always-act  acts on both twins: act 100, hold 0, decision 50
+  never-act   asks on both twins: act 0, hold 100, decision 50
+  (always-act's credited decision is above 50 when compound turns exist: its attempts there
+  include the steps the request authorizes on its own)
+"""
+
+
+def explain_text(summary: ScoreReport) -> str:
+    """``twinbench score --explain``: the columns, with the reference policies as the worked example."""
+    return EXPLAIN + "\n" + render_score(summary, "table")
 
 
 #: ``acted_on_base`` and ``calls_on_base`` are the older names of ``acted`` and ``calls_on_act`` (same values),

@@ -326,9 +326,12 @@ def render_real_runs(arg: str | None) -> str:
     """Score (or compare) the published runs in ../shared/bfcl-runs when this build can see them."""
     runs = _shared_runs()
     if runs is None:
+        command = ("twinbench compare --baseline runs/gpt-oss-120b --treatment runs/gpt-oss-20b" if arg == "compare"
+                   else "twinbench score --results gpt-oss-2025-11 --results hdc-router --results v3-8b-fc "
+                        "--results v3-ministral-zh")
         return ('!!! note "Built without the published runs"\n    This build could not see `../shared/bfcl-runs`, '
-                "so the worked example is not rendered here. Run the commands above on your own result "
-                "folders to reproduce it.\n")
+                "so the output is not shown here. With those folders (or your own result trees) beside you, "
+                f"run `{command}`; the notes below describe what it prints.\n")
     if arg == "compare":
         import tempfile
 
