@@ -82,6 +82,7 @@ CD_X = Call("cd", (), kw(folder="x"))
         ("```cd(folder='x')```", [CD_X]),
         ("`cd(folder='x')`", [CD_X]),
         ("<think>hmm</think>\n```python\n`cd(folder='x')`\n```", [CD_X]),
+        ("cd(folder='x'); ls()", [CD_X, Call("ls")]),
     ],
 )
 def test_python_calls(text: str, expected: list[Call]) -> None:
@@ -132,7 +133,6 @@ def test_python_keyword_order_kept() -> None:
         "a[0]()",
         "{'cd': 1}",
         '[{"name": "cd", "arguments": {"folder": "x"}}]',
-        "cd(folder='x'); ls()",
         "cd(folder='x'",
         "lambda: cd()",
     ],
@@ -279,7 +279,7 @@ def test_two_tool_call_blocks() -> None:
         ('<tool_call>{"name": "cd", "argu</tool_call><tool_call>{"name": "ls", "arguments": {}}</tool_call>', [Call("ls")]),
         ('<think><tool_call>{"name": "rm", "arguments": {}}</tool_call></think>Which file?', []),
         ("No tool needed.", []),
-        ("<tool_call>cd(folder='x')</tool_call>", []),
+        ("<tool_call>cd(folder='x')</tool_call>", [CD_X]),
     ],
 )
 def test_tool_call_blocks(text: str, expected: list[Call]) -> None:
