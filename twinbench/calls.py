@@ -17,7 +17,7 @@ Shapes read (a step is a stored model output: a string, a record, or a list of t
 * JSON call objects ``{"name", "arguments"|"parameters"}``, ``{"tool_name",
   "parameters"}``, ``{"function": {"name", "arguments"}}`` and ``{"tool_calls": [...]}``
   envelopes, decoded or in text, one or several (a list, or objects joined by ``;``,
-  commas or newlines), also written with python literals (``True``, single quotes);
+  commas, pipes or newlines), also written with python literals (``True``, single quotes);
 * native records ``{"fn": {args} | "<json object>" | ""}``, one or a list;
 * tagged blocks anywhere in a text: ``<tool_call>...</tool_call>`` and
   ``<|tool_call|>``, ``<|tool_call_start|>...<|tool_call_end|>``,
@@ -103,8 +103,8 @@ _FENCE_TAG = re.compile(
 _NAME = re.compile(r"[^\W\d][\w.\-]*+")
 # A strict python identifier path (``a``, ``a.b``), e.g. a name alone on its line.
 _IDENTIFIER = re.compile(r"[A-Za-z_][\w]*+(?:\.[A-Za-z_][\w]*+)*+")
-# Whitespace, commas and semicolons between JSON values.
-_JSON_SEP = re.compile(r"[\s,;]*+")
+# Whitespace, commas, semicolons and pipes between JSON values (``{...}; {...}``, ``{...} | {...}``).
+_JSON_SEP = re.compile(r"[\s,;|]*+")
 # Chat-template tokens that leak into names (``<|channel|>``, ``<|end|>``, a torn ``<|``).
 _TEMPLATE_TOKEN = re.compile(r"<\||\|>")
 
@@ -428,7 +428,7 @@ def parse_python_calls(text: str) -> list[Call]:
 def _json_values(s: str) -> tuple[list[Any], int]:
     """The JSON values at the start of ``s``, one after another, and where reading stopped.
 
-    Values may be separated by whitespace, commas or semicolons. Reading stops at
+    Values may be separated by whitespace, commas, semicolons or pipes. Reading stops at
     the end, at anything that is not a JSON object or array, or at a value that does
     not decode; the position returned is then that of the unread rest.
     """
@@ -626,8 +626,8 @@ def parse_json_calls(value: Any) -> list[Call]:
     Accepted objects: ``{"name", "arguments"|"parameters"}``, ``{"tool_name",
     "parameters"}``, ``{"function": {"name", "arguments"}}``, an envelope
     ``{"tool_calls": [...]}`` of those, or a list of them (elements that are not calls
-    are skipped). A text may hold several objects or lists joined by ``;``, commas or
-    newlines, may start with ``<|python_tag|>`` or ``[TOOL_CALLS]``, and may use python
+    are skipped). A text may hold several objects or lists joined by ``;``, commas,
+    pipes or newlines, may start with ``<|python_tag|>`` or ``[TOOL_CALLS]``, and may use python
     literals (``True``, single quotes). Arguments may be a dict or a string holding a
     JSON object. A ``parameters`` that is a JSON schema is not a call.
     """
