@@ -47,10 +47,12 @@ Conventions shared by all parsers:
 from __future__ import annotations
 
 import ast
+import contextlib
+import gc
 import json
 import re
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import attrs
@@ -133,6 +135,8 @@ _GEMMA_TOKEN = re.compile(r"<escape>|[{}\[\],:]")
 _NO_FUNCTION = "no_function"
 # How many call-looking places in one prose text are tried (keeps prose probes linear).
 _PROSE_PROBES = 4
+# Python texts longer than this are parsed with the garbage collector paused.
+_GC_PAUSE_CHARS = 10_000
 # How deep lists of steps are followed (a step may be a list of texts).
 _MAX_STEP_DEPTH = 4
 
@@ -380,27 +384,41 @@ def _statement_values(statements: list[ast.stmt], literals: bool) -> list[Any] |
 
 
 def _bracket_variants(s: str) -> list[str]:
-    """``s``, and ``s`` with one missing outer bracket restored, and without wrapping quotes."""
-    variants = [s]
-    if len(s) >= 2 and s[0] == s[-1] == "'":
-        variants.append(s[1:-1].strip())
-    for v in list(variants):
-        if v.startswith("[") and not v.endswith("]"):
-            variants.append(v + "]")
-        elif v.endswith("]") and not v.startswith("["):
-            variants.append("[" + v)
-    return variants
+    """``s``, then ``s`` with one missing outer bracket restored (as the prompting decoders do)."""
+    if s.startswith("[") and not s.endswith("]"):
+        return [s, s + "]"]
+    if s.endswith("]") and not s.startswith("["):
+        return [s, "[" + s]
+    return [s]
+
+
+@contextlib.contextmanager
+def _gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while a big syntax tree is built and walked.
+
+    An AST of a megabyte of calls is hundreds of thousands of objects, none of them
+    cyclic garbage; collections triggered while it grows rescan it again and again,
+    which makes parsing superlinear. The collector's state is restored afterwards.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def _python_reading(s: str, literals: bool) -> list[Any] | None:
     """Statement values of ``s`` (see :func:`_statement_values`) under its bracket variants."""
-    for variant in _bracket_variants(s):
-        statements = _parse_module(variant)
-        if statements is None:
-            continue
-        values = _statement_values(statements, literals)
-        if values is not None:
-            return values
+    with _gc_paused() if len(s) > _GC_PAUSE_CHARS else contextlib.nullcontext():
+        for variant in _bracket_variants(s):
+            statements = _parse_module(variant)
+            if statements is None:
+                continue
+            values = _statement_values(statements, literals)
+            if values is not None:
+                return values
     return None
 
 
