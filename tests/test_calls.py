@@ -583,6 +583,8 @@ def test_excerpt_is_short() -> None:
     "The file 'final_report.pdf' has been moved to the 'temp' directory.",
     "Note, however, that the list is ['a', 'b'].",
     "Sure (I will do that).",
+    "[Note] the file is moved.",
+    "(see below) Done.",
     '{"engineState": "running", "fuelLevel": 10}',
     "[]",
     "",

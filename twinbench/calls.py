@@ -124,8 +124,9 @@ _TAG = re.compile(
 _CALL_KEY = re.compile(r"""\{\s*+["'](?:name|tool_name|function|tool_calls)["']\s*+:""")
 # A python call list somewhere in a text: ``[cd(``.
 _PY_LIST_IN_TEXT = re.compile(r"\[[ \t]*+[A-Za-z_][\w.]*+\(")
-# Text that starts like python calls: ``cd(``, ``[cd(``, ``[get_time]``, ``(cd(``.
+# Text that starts like python calls: ``cd(``, ``[cd(``, ``(cd(``, or a bracketed name ``[get_time]``.
 _PY_CALL_START = re.compile(r"[\[(]?[ \t]*+[A-Za-z_][\w.]*+\(|[\[(][ \t]*+[A-Za-z_][\w.]*+[ \t]*+[\],]")
+_PY_CALL_OPEN = re.compile(r"[\[(]?[ \t]*+[A-Za-z_][\w.]*+\(")
 _PYTHON_TAG = "<|python_tag|>"
 _MISTRAL_PREFIX = "[TOOL_CALLS]"
 # FunctionGemma: strings between <escape> marks, structure in {}[],:
@@ -728,7 +729,7 @@ def _read_code(s: str, found: _Found) -> str:
     if first in "[{" and _CALL_KEY.search(s):
         found.miss("json_call_unparsed", s)
         return _FAILED
-    if _PY_CALL_START.match(s):
+    if _PY_CALL_OPEN.match(s) or (_PY_CALL_START.match(s) and s.endswith("]")):
         found.miss("python_call_unparsed", s)
         return _FAILED
     return _NOT_CODE
