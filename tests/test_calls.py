@@ -386,7 +386,8 @@ LS = Call("ls")
     ("text", "expected"),
     [
         # Llama 3.1 FC (llama_3_1.py splits on ';'): JSON objects joined by '; '
-        ('{"name": "cd", "parameters": {"folder": "x"}}; {"name": "mv", "parameters": {"source": "a", "destination": "b"}}',
+        ('{"name": "cd", "parameters": {"folder": "x"}}; '
+         '{"name": "mv", "parameters": {"source": "a", "destination": "b"}}',
          [CD_X, MV_AB]),
         # a ';' inside a string value does not split the call (the handler's split does)
         ('{"name": "echo", "parameters": {"content": "a; b"}}; {"name": "ls", "parameters": {}}',
@@ -412,7 +413,8 @@ LS = Call("ls")
          [Call("echo", (), kw(content='"Q1"', file_name="a.txt"))]),
         # OpenAI message / Hammer envelope {"tool_calls": [...]} (hammer.py reads .get("tool_calls"))
         ('{"tool_calls": [{"name": "cd", "arguments": {"folder": "x"}}, {"name": "ls", "arguments": {}}]}', [CD_X, LS]),
-        ('{"role": "assistant", "tool_calls": [{"type": "function", "function": {"name": "cd", "arguments": "{\\"folder\\": \\"x\\"}"}}]}',
+        ('{"role": "assistant", "tool_calls": [{"type": "function", '
+         '"function": {"name": "cd", "arguments": "{\\"folder\\": \\"x\\"}"}}]}',
          [CD_X]),
         # Mistral's template writes [TOOL_CALLS] before the JSON list
         ('[TOOL_CALLS][{"name": "cd", "arguments": {"folder": "x"}}]', [CD_X]),

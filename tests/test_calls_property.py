@@ -101,7 +101,8 @@ def test_arbitrary_python_values_never_raise(value: object) -> None:
 
 
 @settings(max_examples=20, deadline=None)
-@given(st.integers(min_value=1, max_value=5_000), st.sampled_from(["[", "{\"a\":", "(", "f(", "-", "[{", "<tool_call>{"]))
+@given(st.integers(min_value=1, max_value=5_000),
+       st.sampled_from(["[", '{"a":', "(", "f(", "-", "[{", "<tool_call>{"]))
 def test_deep_nesting_never_raises(depth: int, opener: str) -> None:
     read_everything(opener * depth)
     read_everything(opener * depth + "1" + "]" * depth)
@@ -145,7 +146,8 @@ def test_prose_with_function_names_is_no_call_and_nothing_unread(text: str) -> N
 
 identifier = st.from_regex(r"[a-z_][a-z0-9_]{0,7}", fullmatch=True).filter(lambda s: not keyword.iskeyword(s))
 plain_text = st.text(st.characters(blacklist_characters="<>\x00", blacklist_categories=("Cs",)), max_size=12)
-scalar = st.none() | st.booleans() | st.integers(-(10**12), 10**12) | st.floats(allow_nan=False, allow_infinity=False) | plain_text
+finite = st.floats(allow_nan=False, allow_infinity=False)
+scalar = st.none() | st.booleans() | st.integers(-(10**12), 10**12) | finite | plain_text
 argument = scalar | st.lists(scalar, max_size=3)
 calls_strategy = st.lists(
     st.tuples(

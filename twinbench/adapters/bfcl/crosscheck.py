@@ -50,6 +50,7 @@ from twinbench.adapter import AdapterError
 from twinbench.calls import StepReading, read_step
 
 from . import results
+from .adapter import BFCLAdapter
 
 __all__ = [
     "KINDS",
@@ -282,8 +283,6 @@ def crosscheck(
     them; ``models`` selects runs by name. The suite's function names come from the
     BFCL release each run belongs to, unless ``functions`` gives them.
     """
-    from twinbench.adapters.bfcl import BFCLAdapter
-
     if isinstance(paths, (str, Path)):
         paths = [paths]
     adapter = BFCLAdapter()
@@ -393,7 +392,9 @@ def as_json(reports: Sequence[CrossCheckReport]) -> dict[str, Any]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m twinbench.adapters.bfcl.crosscheck RESULTS... [--model M] [--json]``."""
-    parser = argparse.ArgumentParser(prog="python -m twinbench.adapters.bfcl.crosscheck", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m twinbench.adapters.bfcl.crosscheck", description=__doc__.split("\n")[0]
+    )
     parser.add_argument("results", nargs="+", type=Path, help="BFCL result folders (as for twinbench score --results)")
     parser.add_argument("--model", action="append", default=[], help="only this model (repeatable)")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
