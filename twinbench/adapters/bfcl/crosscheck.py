@@ -286,7 +286,7 @@ def crosscheck(
     if isinstance(paths, (str, Path)):
         paths = [paths]
     adapter = BFCLAdapter()
-    search = adapter.find_runs([Path(p) for p in paths], tuple(models))
+    search = adapter.reader().find([Path(p) for p in paths], tuple(models))
     reports: list[CrossCheckReport] = []
     for ref in search.runs:
         found: results.RunFiles = ref.payload  # type: ignore[assignment]
