@@ -61,7 +61,20 @@ def test_unknown_model_and_no_shared_model(tmp_path, release, capsys):
     code, _, err = compare(capsys, release, tmp_path / "base", tmp_path / "treat")
     assert code == 2 and "share no model name" in err
     code, _, err = compare(capsys, release, tmp_path / "base", tmp_path / "treat", "--model", "a")
-    assert code == 2 and "not in both trees" in err
+    assert code == 2 and "--model a: not found" in err and "treatment: c, d" in err
+    # the hint the error gives works
+    code, out, err = compare(capsys, release, tmp_path / "base", tmp_path / "treat", "--model", "a=c")
+    assert code == 0
+
+
+def test_compare_prints_the_warnings_score_prints(tmp_path, release, capsys):
+    lines = good_lines()
+    write_run(tmp_path / "base", "m", lines)
+    write_run(tmp_path / "treat", "m", lines)
+    path = next((tmp_path / "base").rglob("*_base_result.json"))
+    path.write_text(path.read_text() + "{broken\n")
+    code, _, err = compare(capsys, release, tmp_path / "base", tmp_path / "treat")
+    assert code == 0 and "baseline m:" in err and path.name in err and "unusable line" in err
 
 
 def _tree(tmp_path, name, model):

@@ -170,6 +170,33 @@ class StepReading:
     unread: tuple[Unread, ...] = ()
 
 
+class UnreadTally:
+    """Counts of what a run's steps left unread, per kind, with the first few examples of each.
+
+    A reader adds every :class:`StepReading` it makes; :meth:`counts` and :meth:`examples`
+    go into the run's ``RunLoad`` so that ``score`` and ``compare`` can say what was not read.
+    """
+
+    def __init__(self, keep: int = 2) -> None:
+        self.keep = keep
+        self._counts: dict[str, int] = {}
+        self._examples: dict[str, list[str]] = {}
+
+    def add(self, reading: StepReading, where: str = "") -> StepReading:
+        for unread in reading.unread:
+            self._counts[unread.kind] = self._counts.get(unread.kind, 0) + 1
+            kept = self._examples.setdefault(unread.kind, [])
+            if len(kept) < self.keep:
+                kept.append(f"{where}: {unread.excerpt}" if where else unread.excerpt)
+        return reading
+
+    def counts(self) -> dict[str, int]:
+        return dict(sorted(self._counts.items()))
+
+    def examples(self) -> tuple[tuple[str, str], ...]:
+        return tuple((kind, text) for kind in sorted(self._examples) for text in self._examples[kind])
+
+
 def call_from_mapping(name: str, arguments: Mapping[str, Any]) -> Call:
     """A ``Call`` with keyword arguments taken from ``arguments`` in its order."""
     return Call(name=name, args=(), kwargs=tuple((key, value) for key, value in arguments.items()))

@@ -168,7 +168,7 @@ def cmd_score(args: argparse.Namespace, adapter_cls: type[Adapter]) -> int:
     for line in scores.warnings:
         print(f"twinbench: {line}", file=sys.stderr)
     if args.per_item:
-        report.emit(per_item_csv(evaluation), args.per_item)
+        report.emit(per_item_csv(evaluation), args.per_item, "--per-item")
     report.emit(render_score(scores, args.format, wide=args.wide), args.output)
     return 0
 
@@ -183,21 +183,23 @@ def _skipped_text(skipped) -> str:
 
 
 def _match_arms(base_runs, treat_runs, models):
-    """Pairs of (baseline run, treatment run): same model name, or the only run of each tree."""
+    """Pairs of (baseline run, treatment run): same model name, ``--model BASE=TREAT``, or the only run of each."""
     by_b = {r.model: r for r in base_runs}
     by_t = {r.model: r for r in treat_runs}
+    found = (f"(baseline: {', '.join(sorted(by_b)) or 'none'}; treatment: {', '.join(sorted(by_t)) or 'none'})")
     if models:
-        missing = [m for m in models if m not in by_b or m not in by_t]
+        chosen = [tuple(m.split("=", 1)) if "=" in m else (m, m) for m in models]
+        missing = [f"{b}={t}" if b != t else b for b, t in chosen if b not in by_b or t not in by_t]
         if missing:
-            raise UsageError(f"--model {', '.join(missing)} is not in both trees (baseline: "
-                             f"{', '.join(sorted(by_b)) or 'none'}; treatment: {', '.join(sorted(by_t)) or 'none'})")
-        return [(by_b[m], by_t[m]) for m in models]
+            raise UsageError(f"--model {', '.join(missing)}: not found in the trees {found}")
+        return [(by_b[b], by_t[t]) for b, t in chosen]
     shared = sorted(set(by_b) & set(by_t))
     if shared:
         return [(by_b[m], by_t[m]) for m in shared]
     if len(base_runs) == 1 and len(treat_runs) == 1:
         return [(base_runs[0], treat_runs[0])]
-    raise UsageError("the baseline and treatment trees share no model name; pick one with --model NAME")
+    raise UsageError(f"the baseline and treatment trees share no model name {found}; pair two runs with "
+                     "--model BASELINE_MODEL=TREATMENT_MODEL")
 
 
 def cmd_compare(args: argparse.Namespace, adapter_cls: type[Adapter]) -> int:
@@ -439,7 +441,8 @@ def build_parser(adapter_cls: type[Adapter] | None = None) -> argparse.ArgumentP
     p.add_argument("--baseline", metavar="DIR", required=True, help="the baseline result tree")
     p.add_argument("--treatment", metavar="DIR", required=True, help="the treatment result tree")
     p.add_argument("--model", metavar="NAME", action="append", default=[],
-                   help="compare only this model (repeatable; default: every model in both trees)")
+                   help="compare only this model (repeatable; default: every model in both trees); "
+                        "BASELINE_MODEL=TREATMENT_MODEL pairs runs of different names")
     p.add_argument("--baseline-scores", metavar="DIR", type=Path, default=None,
                    help="score files of the baseline (default: its sibling score/ tree)")
     p.add_argument("--treatment-scores", metavar="DIR", type=Path, default=None,

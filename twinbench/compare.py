@@ -21,13 +21,14 @@ import attrs
 import numpy as np
 
 from twinbench import metrics, stats
-from twinbench.adapter import Adapter, AdapterError, RunRef
+from twinbench.adapter import Adapter, AdapterError, RunLoad, RunRef
 from twinbench.decisions import PairDecision, anchor_attempt, decide
 from twinbench.discovery import DiscoveryOptions, Manifest, discover_for, locate_anchors
 from twinbench.evaluate import DEFAULT_BOOTSTRAP, DEFAULT_SEED, population_key
 from twinbench.metrics import DecisionMatrix
 from twinbench.model import Item, Side
 from twinbench.reports import (
+    Unread,
     ArmComparison,
     Bootstrap,
     CompareReport,
@@ -47,6 +48,7 @@ class Arm:
     decisions: dict[str, PairDecision]  # by should-ask id
     attempts: dict[str, bool | None]  # should-ask item id -> attempt on its anchor
     official: Mapping[str, bool] | None
+    load: RunLoad = attrs.field(repr=False)
 
 
 def _discordant(baseline: np.ndarray, treatment: np.ndarray) -> McNemar:
@@ -92,7 +94,7 @@ def _arm(adapter: Adapter, run: RunRef, manifest: Manifest, ask_items, options: 
     attempts = {item.id: anchor_attempt(item, anchor, load.rollouts.get(item.id), rule, withheld,
                                         options.count_login)
                 for item, anchor, withheld in ask_items}
-    return Arm(run, decisions, attempts, load.official)
+    return Arm(run, decisions, attempts, load.official, load)
 
 
 def compare_arms(adapter: Adapter, baseline: RunRef, treatment: RunRef, options: DiscoveryOptions = DiscoveryOptions(),
@@ -142,8 +144,18 @@ def compare_arms(adapter: Adapter, baseline: RunRef, treatment: RunRef, options:
         mcnemar_hold=Discordance(_discordant(shared.held[:, 0], shared.held[:, 1]), CountingUnit.PAIR),
         ask_attempt_share=_attempt_shares(ask_items, arm_b.attempts, arm_t.attempts),
         official=_official_change(scorer_b, arm_b.official, arm_t.official),
-        warnings=tuple(dict.fromkeys(scorer_b.data_warnings())),
+        unread_baseline=_unread(arm_b, baseline),
+        unread_treatment=_unread(arm_t, treatment),
+        warnings=tuple(dict.fromkeys([*scorer_b.data_warnings(),
+                                      *(f"baseline {w}" for w in arm_b.load.warnings),
+                                      *(f"treatment {w}" for w in arm_t.load.warnings)])),
     )
+
+
+def _unread(arm: Arm, run: RunRef) -> Unread:
+    from twinbench.evaluate import ModelRun, unread_of
+
+    return unread_of(ModelRun(run, "", tuple(arm.decisions.values()), arm.official, arm.load))
 
 
 def compare_report(comparisons: Sequence[ArmComparison], options: DiscoveryOptions, n_boot: int, seed: int,

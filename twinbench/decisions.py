@@ -82,8 +82,12 @@ def decide(
             continue
         act_tools = act_item.turns[pair.act_anchor_turn].tools
         ask_tools = tuple(ask_item.turns[pair.anchor_turn].tools) + pair.removed_tools
-        act_calls = valid_calls(act_roll.calls_on(pair.act_anchor_turn) or (), act_tools, rule)
-        ask_calls = valid_calls(ask_roll.calls_on(pair.anchor_turn) or (), ask_tools, rule)
+        act_raw = act_roll.calls_on(pair.act_anchor_turn) or ()
+        ask_raw = ask_roll.calls_on(pair.anchor_turn) or ()
+        act_calls = valid_calls(act_raw, act_tools, rule)
+        ask_calls = valid_calls(ask_raw, ask_tools, rule)
+        off_list = tuple(c.name for c in act_raw if rule.tool_of(c.name, frozenset(act_tools)) is None) + tuple(
+            c.name for c in ask_raw if rule.tool_of(c.name, frozenset(ask_tools)) is None)
         act_attempts = attempts(act_calls, act_item, pair.act_anchor_turn, rule, count_login)
         ask_attempts = attempts(ask_calls, ask_item, pair.anchor_turn, rule, count_login)
         held = not ask_attempts
@@ -104,6 +108,7 @@ def decide(
                 ask_ended_early=ask_roll.ended_before(pair.anchor_turn),
                 same_history=_history(act_roll, pair.act_anchor_turn, act_item, rule)
                 == _history(ask_roll, pair.anchor_turn, ask_item, rule),
+                off_list=off_list,
             )
         )
     return out

@@ -22,6 +22,7 @@ from twinbench.discovery import DiscoveryOptions, Manifest, discover_for
 from twinbench.errors import TwinbenchError
 from twinbench.metrics import DecisionMatrix
 from twinbench.reports import (
+    Unread,
     INTERVAL_METRICS,
     RANK1_METRICS,
     RATE_METRICS,
@@ -187,6 +188,7 @@ def _summarize_group(group: list[ModelRun], manifest: Manifest, adapter: Adapter
             location=run.details.get(BUILTIN) or str(run.location),  # no temporary paths in output
             run_notes=model_run.load.notes, remarks=model_run.load.remarks, ci=ci, rank1=rank1,
             official=metrics.official(matrix, m, keep[:, m], model_run.official),
+            unread=unread_of(model_run),
             ranking=Ranking(among=n_ranked, pairs=int(shared_rows.sum()),
                             decision=metrics.value(ranked.decision[m]) if ranked_cols[m] else None,
                             official_ask_items=(None if official_shared is None or not ranked_cols[m]
@@ -206,6 +208,20 @@ def _shares_of_ranked(samples: np.ndarray, ranked: np.ndarray) -> np.ndarray:
     out = np.full(samples.shape[1], np.nan)
     out[ranked] = 100.0 * stats.rank1_shares(samples[:, ranked])
     return out
+
+
+OFF_LIST = "name_not_on_tool_list"
+
+
+def unread_of(model_run: ModelRun) -> Unread:
+    """The reader's unread counts, plus the anchor-turn calls named off the tool list."""
+    counts = dict(model_run.load.unread)
+    examples = list(model_run.load.unread_examples)
+    off = [(d, name) for d in model_run.decisions if d.scored for name in d.off_list]
+    if off:
+        counts[OFF_LIST] = len(off)
+        examples += [(OFF_LIST, f"{d.ask_id} / {d.act_id}: {name}") for d, name in off[:2]]
+    return Unread(dict(sorted(counts.items())), tuple(sorted(examples, key=lambda e: e[0])))
 
 
 def _interval(samples: np.ndarray) -> Interval | None:

@@ -282,6 +282,10 @@ class RunLoad:
     #: the leaderboard's own pass/fail per item, when the reader found it alongside the outputs
     official: Mapping[str, bool] | None = None
     remarks: tuple[str, ...] = ()
+    #: steps that looked like a call but gave none, per kind (see ``twinbench.calls.UNREAD_KINDS``)
+    unread: Mapping[str, int] = attrs.field(factory=dict)
+    #: a few of them, as (kind, "item turn N: excerpt")
+    unread_examples: tuple[tuple[str, str], ...] = ()
 
 
 @attrs.frozen
@@ -322,3 +326,5 @@ class PairDecision:
     ask_ended_early: bool = False
     same_history: bool | None = None
     missing_detail: str | None = None  # the stored error message(s), when there are any
+    #: names called on either anchor turn that are on neither tool list (no call of the suite)
+    off_list: tuple[str, ...] = ()

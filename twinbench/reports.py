@@ -179,6 +179,33 @@ class Ranking:
 
 
 @attrs.frozen
+class Unread:
+    """What a run left unread: steps that looked like a call but gave none, per kind, with examples.
+
+    ``counts`` covers every step the reader parsed; the kind ``name_not_on_tool_list`` counts
+    the calls on the scored pairs' anchor turns whose name is on neither side's tool list.
+    """
+
+    counts: Mapping[str, int] = attrs.field(factory=dict, converter=_frozen_map)
+    examples: tuple[tuple[str, str], ...] = attrs.field(default=(), converter=tuple)
+
+    @property
+    def total(self) -> int:
+        return sum(self.counts.values())
+
+    def to_json(self) -> dict:
+        return {"counts": dict(self.counts), "examples": [{"kind": k, "example": e} for k, e in self.examples]}
+
+    def text(self) -> str:
+        """One clause for a coverage line, or ``""`` when nothing was left unread."""
+        if not self.counts:
+            return ""
+        shown = ", ".join(f"{kind} {n}" for kind, n in self.counts.items())
+        examples = "; ".join(f"{e}" for _, e in self.examples[:2])
+        return f"not read as calls: {shown}" + (f" (e.g. {examples})" if examples else "")
+
+
+@attrs.frozen
 class ModelScore:
     """One run's scores, coverage and the statistics around them."""
 
@@ -207,6 +234,7 @@ class ModelScore:
         _frozen_map))  # omitted without bootstrap or shared pairs
     official: OfficialScore | None = None
     rank_decision: int | None = None  # omitted when not ranked
+    unread: Unread = attrs.field(factory=lambda: Unread())
 
     @property
     def release(self) -> Any:
@@ -220,7 +248,7 @@ class ModelScore:
             "coverage": self.coverage.to_json(), "data": dict(self.data), "curation_applies": self.curation_applies,
             "population": self.population, "location": self.location, "run_notes": dict(self.run_notes),
             "official": None if self.official is None else self.official.to_json(),
-            "ranking": self.ranking.to_json(),
+            "ranking": self.ranking.to_json(), "unread": self.unread.to_json(),
         }
         if self.ci is not None:
             out["ci"] = {metric: _interval_json(i) for metric, i in self.ci.items()}
@@ -374,6 +402,8 @@ class ArmComparison:
     mcnemar_hold: Discordance
     ask_attempt_share: Mapping[str, ItemShareChange] = attrs.field(converter=_frozen_map)
     official: Mapping[str, ItemShareChange] | None = attrs.field(converter=attrs.converters.optional(_frozen_map))
+    unread_baseline: Unread = attrs.field(factory=lambda: Unread())
+    unread_treatment: Unread = attrs.field(factory=lambda: Unread())
     warnings: tuple[str, ...] = ()  # lifted into the CompareReport, not part of this record's JSON
 
     @property
@@ -390,6 +420,7 @@ class ArmComparison:
             "mcnemar": {"act": self.mcnemar_act.to_json(), "hold": self.mcnemar_hold.to_json()},
             "ask_attempt_share": {c: e.to_json() for c, e in self.ask_attempt_share.items()},
             "official": None if self.official is None else {c: e.to_json() for c, e in self.official.items()},
+            "unread": {"baseline": self.unread_baseline.to_json(), "treatment": self.unread_treatment.to_json()},
         }
 
 

@@ -134,6 +134,8 @@ def _coverage_line(r: ModelScore) -> str:
         if count:
             parts.append(f"{count} {what}")
     parts += list(r.remarks)  # the adapter's own sentences; its counts (run_notes) are in the JSON
+    if r.unread.counts:
+        parts.append(r.unread.text())
     return (f"coverage {r.model}: {cov.scored} of {cov.population} pairs scored"
             + (f"; {'; '.join(parts)}" if parts else ""))
 
@@ -307,6 +309,7 @@ def render_compare(summary: CompareReport, fmt: str) -> str:
     if fmt == "json":
         return report.json_text(summary.to_json())
     rows = []
+    csv_rows = []  # the same rows with the change and its interval as numbers, for csv
     for m in summary.models:
         for metric, entry, mc, counted in (
             ("act", m.act, m.mcnemar_act.counts,
@@ -318,15 +321,23 @@ def render_compare(summary: CompareReport, fmt: str) -> str:
             rows.append([m.model, metric, _r(entry.baseline), _r(entry.treatment),
                          _signed(entry.change) + (f" [{ci.low:+.1f}, {ci.high:+.1f}]" if ci else ""),
                          mc.b if mc else "", mc.c if mc else "", _p(mc.p) if mc else "", counted])
+            csv_rows.append([m.model, metric, _r(entry.baseline), _r(entry.treatment), _r(entry.change),
+                             _r(ci.low) if ci else None, _r(ci.high) if ci else None, mc.b if mc else None,
+                             mc.c if mc else None, mc.p if mc else None, counted])
         for cat, e in sorted(m.ask_attempt_share.items()):
             rows.append([m.model, f"attempt on {cat} anchor", _r(e.baseline), _r(e.treatment),
                          _signed(e.change), e.counts.b, e.counts.c, _p(e.counts.p), f"{e.compared} of {e.items} items"])
+            csv_rows.append([m.model, f"attempt on {cat} anchor", _r(e.baseline), _r(e.treatment), _r(e.change),
+                             None, None, e.counts.b, e.counts.c, e.counts.p, f"{e.compared} of {e.items} items"])
         for cat, e in sorted(m.official.items()) if m.official is not None else ():
             rows.append([m.model, f"official {cat}", _r(e.baseline), _r(e.treatment),
                          _signed(e.change), e.counts.b, e.counts.c, _p(e.counts.p), f"{e.items} items"])
+            csv_rows.append([m.model, f"official {cat}", _r(e.baseline), _r(e.treatment), _r(e.change), None, None,
+                             e.counts.b, e.counts.c, e.counts.p, f"{e.items} items"])
     headers = ["model", "measure", "baseline", "treatment", "change [95% CI]", "b", "c", "McNemar p", "counted over"]
     if fmt == "csv":
-        return report.csv_text(headers, rows)
+        return report.csv_text(["model", "measure", "baseline", "treatment", "change", "change_low", "change_high",
+                                "b", "c", "mcnemar_p", "counted_over"], csv_rows)
     notes = ["b: yes in the baseline only; c: yes in the treatment only; exact two-sided McNemar p",
              "act discordance counts each distinct should-act anchor turn once; hold counts each pair"]
     boot = summary.bootstrap
@@ -336,6 +347,9 @@ def render_compare(summary: CompareReport, fmt: str) -> str:
     for m in summary.models:
         if m.official is None:
             notes.append(f"{m.model}: no official verdicts (score files) in both arms, so no official change")
+        for arm, unread in (("baseline", m.unread_baseline), ("treatment", m.unread_treatment)):
+            if unread.counts:
+                notes.append(f"{m.model} {arm}: {unread.text()}")
         if m.pairs_unscored_in_either_arm:
             notes.append(f"{m.model}: {m.pairs_unscored_in_either_arm} of {m.population} pairs unscored in "
                          "at least one arm (missing or error entries)")

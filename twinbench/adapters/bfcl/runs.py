@@ -10,7 +10,7 @@ from pathlib import Path
 import attrs
 
 from twinbench.adapter import AdapterError, Rollout, RunLoad, RunReader, RunRef, RunSearch
-from twinbench.calls import parse_step
+from twinbench.calls import UnreadTally, read_step
 from twinbench.model import Call, Item
 
 from . import results
@@ -100,6 +100,7 @@ def read(run: RunRef, item_ids: Iterable[str], items: Mapping[str, Item], datase
     rollouts: dict[str, Rollout] = {}
     warnings: list[str] = []
     logged = differing = errors = 0
+    tally = UnreadTally()
     examples: list[str] = []
     official: dict[str, bool] = {}
     if found.version and f"BFCL_{found.version}" != dataset_prefix:
@@ -108,7 +109,7 @@ def read(run: RunRef, item_ids: Iterable[str], items: Mapping[str, Item], datase
     for category in SCORED_CATEGORIES:
         path = found.files[category]
         try:
-            rf = results.read_result_file(path, keep_ids=wanted)
+            rf = results.read_result_file(path)  # every entry: what was left unread is counted over the whole file
         except results.ResultsError as exc:
             raise AdapterError(str(exc)) from exc
         warnings.extend(f"{run.model}: {path.name}: {w}" for w in rf.warnings)
@@ -121,10 +122,15 @@ def read(run: RunRef, item_ids: Iterable[str], items: Mapping[str, Item], datase
         official.update(verdicts or {})
         for entry in rf.entries.values():
             if entry.turns is None:
-                errors += 1
-                rollouts[entry.id] = Rollout(entry.id, None, entry.error or "no result", unreadable=entry.unreadable)
+                if entry.id in wanted:
+                    errors += 1
+                    rollouts[entry.id] = Rollout(entry.id, None, entry.error or "no result",
+                                                 unreadable=entry.unreadable)
                 continue
-            turns = tuple(tuple(tuple(parse_step(step)) for step in turn) for turn in entry.turns)
+            turns = tuple(tuple(tally.add(read_step(step), f"{entry.id} turn {t}").calls for step in turn)
+                          for t, turn in enumerate(entry.turns))
+            if entry.id not in wanted:
+                continue
             rollouts[entry.id] = Rollout(entry.id, turns)
             differs = _compare_logged(items, entry)
             if differs is not None:
@@ -146,7 +152,8 @@ def read(run: RunRef, item_ids: Iterable[str], items: Mapping[str, Item], datase
         if missing:
             warnings.append(f"{run.model}: no score file for {', '.join(missing)}; no official verdicts there")
     return RunLoad(run=run, rollouts=rollouts, warnings=tuple(warnings), notes=notes,
-                   official=official or None, remarks=remarks)
+                   official=official or None, remarks=remarks, unread=tally.counts(),
+                   unread_examples=tally.examples())
 
 
 def _official(run: RunRef, category: str, entries: Mapping[str, results.ResultEntry], lines: int,

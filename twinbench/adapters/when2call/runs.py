@@ -21,7 +21,7 @@ from pathlib import Path
 import attrs
 
 from twinbench.adapter import AdapterError, RunReader
-from twinbench.calls import parse_json_calls, parse_step
+from twinbench.calls import UnreadTally, parse_json_calls, read_step
 from twinbench.model import Call, Item, Rollout, RunLoad, RunRef, RunSearch
 
 from .suite import ROW_KEYS, TWIN_SUFFIX
@@ -42,24 +42,25 @@ def _message(row: Mapping[str, object]) -> Mapping[str, object] | None:
     return None
 
 
-def _calls_of_message(message: Mapping[str, object]) -> tuple[Call, ...]:
+def _calls_of_message(message: Mapping[str, object], tally: UnreadTally, where: str) -> tuple[Call, ...]:
     tool_calls = message.get("tool_calls")
     if isinstance(tool_calls, list) and tool_calls:
         return tuple(parse_json_calls(tool_calls))
     content = message.get("content")
-    return tuple(parse_step(content)) if isinstance(content, str) else ()
+    return tally.add(read_step(content), where).calls if isinstance(content, str) else ()
 
 
-def rollout_of(item_id: str, row: Mapping[str, object]) -> Rollout:
+def rollout_of(item_id: str, row: Mapping[str, object], tally: UnreadTally | None = None) -> Rollout:
     """The one-turn, one-step rollout a row holds, or an unscored rollout saying why."""
+    tally = tally if tally is not None else UnreadTally()
     if row.get("error"):
         return Rollout(item_id, None, f"error entry: {str(row['error'])[:200]}")
     response = row.get("model_response")
     if isinstance(response, str):
-        return Rollout(item_id, ((tuple(parse_step(response)),),))
+        return Rollout(item_id, ((tally.add(read_step(response), item_id).calls,),))
     message = _message(row)
     if message is not None:
-        return Rollout(item_id, ((_calls_of_message(message),),))
+        return Rollout(item_id, ((_calls_of_message(message, tally, item_id),),))
     return Rollout(item_id, None, NO_RESPONSE)
 
 
@@ -122,6 +123,7 @@ class When2CallRuns(RunReader):
         except OSError as exc:
             raise AdapterError(f"{path}: cannot be read ({exc.strerror})") from None
         rollouts: dict[str, Rollout] = {}
+        tally = UnreadTally()
         bad: list[int] = []
         unknown: list[str] = []
         repeated: list[str] = []
@@ -145,7 +147,7 @@ class When2CallRuns(RunReader):
             if item_id in rollouts:
                 repeated.append(item_id)
                 continue
-            rollouts[item_id] = rollout_of(item_id, row)
+            rollouts[item_id] = rollout_of(item_id, row, tally)
         warnings = []
         if bad:
             warnings.append(f"{run.model}: {path}: {len(bad)} line(s) are not a JSON row with a uuid "
@@ -168,7 +170,8 @@ class When2CallRuns(RunReader):
             warnings.append(f"{run.model}: {path}: {absent} of the {len(wanted)} items asked for have no row "
                             "(a partial run?); the pairs that need them are unscored")
         notes = {"rows_unreadable": len(bad), "rows_unknown": len(unknown), "rows_unscored": unusable}
-        return RunLoad(run=run, rollouts=rollouts, warnings=tuple(warnings), notes=notes)
+        return RunLoad(run=run, rollouts=rollouts, warnings=tuple(warnings), notes=notes, unread=tally.counts(),
+                       unread_examples=tally.examples())
 
     def write(self, directory: Path, model: str, rollouts: Mapping[str, Sequence[Sequence[Sequence[Call]]]]) -> RunRef:
         """Rows of the suite with ``model_response`` as When2Call's script writes it (first call, names rewritten)."""
