@@ -16,6 +16,8 @@ Optional (sensible defaults):
                     them), and how to write synthetic rollouts for the reference policies.
     ``for_run``     the adapter that should score a run (e.g. the data release that made it).
     ``write_suite`` write the paired suite in the leaderboard's own format (``twinbench build``).
+    ``replayer()``  a :class:`~twinbench.replay.Replayer` that executes parsed calls in the
+                    leaderboard's own simulator (``score --replay``, ``twinbench replay``).
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from twinbench.model import Call, Item, Rollout, RunLoad, RunRef, RunSearch, Sid
 if TYPE_CHECKING:
     from twinbench.curation import Curation
     from twinbench.discovery import Manifest
+    from twinbench.replay import Replayer
     from twinbench.rules import DecisionRule
 
 __all__ = ["Adapter", "AdapterError", "Rollout", "RunLoad", "RunReader", "RunRef", "RunSearch"]
@@ -141,10 +144,22 @@ class Adapter(abc.ABC):
         """Write the paired suite (both sides of every scored pair) for a harness to run."""
         raise AdapterError(f"the {self.name} adapter cannot build a suite")
 
+    def replayer(self) -> Replayer | None:
+        """How this leaderboard's calls are replayed in its own simulator; ``None`` when they cannot be."""
+        return None
+
     # -- helpers every command uses -------------------------------------------------
     def reader(self) -> RunReader:
         """:meth:`runs`, or one clear error when the adapter reads no model outputs."""
         found = self.runs()
         if found is None:
             raise AdapterError(f"the {self.name} adapter cannot read model outputs")
+        return found
+
+    def sandbox(self, option: str = "--replay") -> Replayer:
+        """:meth:`replayer`, or one clear error naming the option when the adapter cannot replay calls."""
+        found = self.replayer()
+        if found is None:
+            raise AdapterError(f"{option}: the {self.name} adapter cannot replay calls (it has no simulator "
+                               "to execute them in)")
         return found

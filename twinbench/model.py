@@ -328,3 +328,9 @@ class PairDecision:
     missing_detail: str | None = None  # the stored error message(s), when there are any
     #: names called on either anchor turn that are on neither tool list (no call of the suite)
     off_list: tuple[str, ...] = ()
+    #: set by ``score --replay`` on pairs whose should-ask twin had a tool removed (see :mod:`twinbench.replay`)
+    replayed: bool = False
+    aligned: bool | None = None  # reached the anchor in the reference state
+    removed_called: bool | None = None  # the attempt called a removed tool by name
+    workaround: bool | None = None  # an aligned attempt that reached the reference's post-anchor state
+    replay_note: str | None = None  # why not aligned (first difference), or why not replayed

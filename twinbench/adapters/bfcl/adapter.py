@@ -187,6 +187,16 @@ class BFCLAdapter(Adapter):
     def runs(self) -> runs.BFCLRuns:
         return self._runs
 
+    @functools.cached_property
+    def _replayer(self):
+        from .replay import BFCLReplayer
+
+        return BFCLReplayer(self.data, self._items_by_id)
+
+    def replayer(self):
+        """Parsed calls executed in this release's own simulator classes (see :mod:`.sandbox`)."""
+        return self._replayer
+
     # -- curation ----------------------------------------------------------------------------
     def curation(self) -> Curation:
         return self._curation

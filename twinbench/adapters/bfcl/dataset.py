@@ -32,6 +32,8 @@ class RawItem:
     ground_truth: list
     involved_classes: tuple[str, ...]
     missed_function: dict
+    #: ``{class: scenario}``, what BFCL hands each involved class's ``_load_scenario``
+    initial_config: dict = attrs.field(factory=dict)
 
 
 @attrs.frozen
@@ -123,6 +125,15 @@ def _missed_function(item_id: str, value: object) -> dict[str, list[str]]:
     raise AdapterError(f"{item_id}: missed_function must map turn indices to lists of function names, got {value!r}")
 
 
+def _initial_config(item_id: str, value: object) -> dict:
+    """``initial_config``: ``{class name: scenario dict}`` (absent: every class starts from its defaults)."""
+    if value is None:
+        return {}
+    if isinstance(value, dict) and all(isinstance(k, str) and isinstance(v, dict) for k, v in value.items()):
+        return value
+    raise AdapterError(f"{item_id}: initial_config must map class names to scenario objects, got {value!r:.200}")
+
+
 def load(release: ReleaseData) -> BFCLData:
     raw: list[RawItem] = []
     problems: list[str] = []
@@ -165,6 +176,7 @@ def load(release: ReleaseData) -> BFCLData:
                     ground_truth=truth,
                     involved_classes=tuple(rec.get("involved_classes") or ()),
                     missed_function=_missed_function(item_id, rec.get("missed_function")),
+                    initial_config=_initial_config(item_id, rec.get("initial_config")),
                 )
             )
     # the multi-turn classes are those the items involve
