@@ -82,3 +82,120 @@ def rule():
     from twinbench.rules import EffectTableRule
 
     return EffectTableRule(classifier())
+
+
+SIMULATOR = '''\
+from bfcl_eval.eval_checker.multi_turn_eval.func_source_code.fs_defaults import DEFAULT_STATE
+
+
+class FS:
+    def __init__(self):
+        self.files = {}
+        self.dirs = []
+        self._reads = 0
+
+    def _load_scenario(self, scenario, long_context=False):
+        state = dict(DEFAULT_STATE)
+        state.update(scenario)
+        self.files = dict(state["files"])
+        self.dirs = list(state["dirs"])
+        self.long_context = long_context
+
+    def ls(self):
+        self._reads += 1
+        return {"files": sorted(self.files)}
+
+    def mkdir(self, dir_name):
+        if dir_name in self.dirs:
+            return {"error": "mkdir: " + dir_name + " exists"}
+        self.dirs.append(dir_name)
+
+    def touch(self, file_name):
+        self.files[file_name] = ""
+
+    def cp(self, source, destination):
+        self.files[destination + "/" + source] = self.files[source]
+
+    def rm(self, file_name):
+        del self.files[file_name]
+
+    def mv(self, source, destination):
+        self.files[destination + "/" + source] = self.files.pop(source)
+
+    def sort(self, items):
+        items.sort()
+        return items
+
+    def spin(self):
+        n = 0
+        while n < 10 ** 8:  # seconds of work: stopped by the time limit, finite without it
+            n += 1
+        return n
+'''
+
+
+def replay_package(root: Path) -> Path:
+    """A bfcl_eval folder with a small simulator for replay tests.
+
+    The simulator imports a sibling module by BFCL's absolute name, like the real ones.
+    Scenario 0: turn 0 "make dir a" (``mkdir``), turn 1 "move f into a" (``mv``); its
+    miss_func twin withholds ``mv`` on turn 1 (it comes back on turn 2), its miss_param twin
+    leaves out the file. Scenario 1: "make dir a" where ``a`` already exists (a no-op reference).
+    """
+    pkg = root / "bfcl_eval"
+    (pkg / "data" / "possible_answer").mkdir(parents=True)
+    (pkg / "data" / "multi_turn_func_doc").mkdir(parents=True)
+    (pkg / "constants").mkdir()
+    src = pkg / "eval_checker" / "multi_turn_eval" / "func_source_code"
+    src.mkdir(parents=True)
+    (pkg / "constants" / "executable_backend_config.py").write_text(
+        'MULTI_TURN_FUNC_DOC_FILE_MAPPING = {"FS": "fs.json"}\n')
+    names = ("ls", "mkdir", "touch", "cp", "rm", "mv", "sort", "spin")
+    (pkg / "data" / "multi_turn_func_doc" / "fs.json").write_text(
+        "\n".join(json.dumps({"name": n}) for n in names) + "\n")
+    (src / "fs.py").write_text(SIMULATOR)
+    (src / "fs_defaults.py").write_text('DEFAULT_STATE = {"files": {}, "dirs": []}\n')
+    config = {"FS": {"files": {"f": "text"}, "dirs": []}}
+    make, move = "mkdir(dir_name='a')", "mv(source='f', destination='a')"
+
+    def user(text):
+        return [{"role": "user", "content": text}]
+
+    items = {
+        "base": [
+            (0, [user("make dir a"), user("move f into a")], [[make], [move]], {}, config),
+            (1, [user("make dir a")], [[make]], {}, {"FS": {"files": {}, "dirs": ["a"]}}),
+        ],
+        "long_context": [(0, [user("make dir a"), user("move f into a")], [[make], [move]], {}, config)],
+        "miss_func": [(0, [user("make dir a"), user("move f into a"), []], [[make], [], [move]], {"2": ["mv"]},
+                       config)],
+        "miss_param": [
+            (0, [user("make dir a"), user("move a file into a"), user("f")], [[make], [], [move]], {}, config),
+            (1, [user("make a dir"), user("a")], [[], [make]], {}, {"FS": {"files": {}, "dirs": ["a"]}}),
+        ],
+    }
+    for cat, rows in items.items():
+        questions, answers = [], []
+        for index, question, truth, missed, initial in rows:
+            q = {"id": f"multi_turn_{cat}_{index}", "question": question, "involved_classes": ["FS"],
+                 "initial_config": initial}
+            if missed:
+                q["missed_function"] = missed
+            questions.append(json.dumps(q))
+            answers.append(json.dumps({"id": q["id"], "ground_truth": truth}))
+        (pkg / "data" / f"BFCL_v4_multi_turn_{cat}.json").write_text("\n".join(questions) + "\n")
+        (pkg / "data" / "possible_answer" / f"BFCL_v4_multi_turn_{cat}.json").write_text("\n".join(answers) + "\n")
+    return pkg
+
+
+def write_scores(results: Path, model: str, failed: dict[str, list[str]], totals: dict[str, int]) -> None:
+    """BFCL score files beside ``results/result``: per category, a summary line and one line per failed id."""
+    folder = results / "score" / model / "multi_turn"
+    folder.mkdir(parents=True, exist_ok=True)
+    for cat, total in totals.items():
+        bad = failed.get(cat, [])
+        lines = [json.dumps({"accuracy": (total - len(bad)) / total, "correct_count": total - len(bad),
+                             "total_count": total})]
+        lines += [json.dumps({"id": i, "valid": False, "error": {"error_type": "multi_turn:instance_state_mismatch"}})
+                  for i in bad]
+        (folder / f"BFCL_v4_multi_turn_{cat}_score.json").write_text("\n".join(lines) + "\n")

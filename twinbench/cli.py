@@ -59,10 +59,14 @@ def cmd_pairs(args: argparse.Namespace, adapter_cls: type[Adapter]) -> int:
     from twinbench.discovery import discover_for, drop_record, manifest_record, pair_record
 
     adapter = adapter_cls.from_args(args)
+    replayer = adapter.sandbox() if args.replay else None
     manifest = discover_for(adapter, _discovery_options(args))
+    noop = None if replayer is None else {p.ask_id: replayer.reference_noop(p) for p in manifest.pairs}
     if args.format == "json":
         record = {"adapter": adapter.name, "data": adapter.describe(), "data_warnings": list(adapter.data_warnings()),
                   **manifest_record(manifest)}
+        if noop is not None:
+            _add_reference_noop(record, manifest, noop)
         text = report.json_text(record)
     elif args.format == "csv":
         headers = ["id", "category", "stage", "status", "reason", "act_id", "anchor_turn", "perturbation",
@@ -73,15 +77,42 @@ def cmd_pairs(args: argparse.Namespace, adapter_cls: type[Adapter]) -> int:
             cert = rec["certification"]
             rows.append([pair.ask_id, pair.category, "paired", pair.status, pair.reason, pair.act_id,
                          pair.anchor_turn, rec["perturbation"], rec["removed_tools"], pair.decision_bearing,
-                         cert["status"], cert["compound"], cert["independent_steps"]])
+                         cert["status"], cert["compound"], cert["independent_steps"]]
+                        + ([] if noop is None else [noop[pair.ask_id]]))
         for drop in manifest.dropped:
             rec = drop_record(drop)
-            rows.append([rec["id"], rec["category"], rec["stage"], "dropped", rec["reason"]] + [None] * 8)
-        text = report.csv_text(headers, rows)
+            rows.append([rec["id"], rec["category"], rec["stage"], "dropped", rec["reason"]] + [None] * 8
+                        + ([] if noop is None else [None]))
+        text = report.csv_text(headers + ([] if noop is None else ["reference_noop"]), rows)
     else:
         text = funnel_table(adapter, manifest)
+        if noop is not None:
+            text += "\n" + _noop_line(manifest, noop)
     report.emit(text, args.output)
     return 0
+
+
+def _noop_pairs(manifest, noop: dict[str, bool]) -> list:
+    return [p for p in manifest.scored if noop[p.ask_id]]
+
+
+def _add_reference_noop(record: dict, manifest, noop: dict[str, bool]) -> None:
+    """``pairs --replay``: the scored pairs whose should-act reference leaves the state unchanged on the anchor."""
+    found = _noop_pairs(manifest, noop)
+    record["counts"]["reference_noop"] = len(found)
+    record["counts"]["reference_noop_by_category"] = {
+        c: sum(p.category == c for p in found) for c in manifest.categories}
+    scored = {p.ask_id for p in manifest.scored}
+    for entry in record["pairs"]:
+        if entry["ask_id"] in scored:
+            entry["reference_noop"] = noop[entry["ask_id"]]
+
+
+def _noop_line(manifest, noop: dict[str, bool]) -> str:
+    found = _noop_pairs(manifest, noop)
+    return (f"reference anchor is a no-op (the state is unchanged after the should-act reference's anchor calls; "
+            f"never credited as a workaround): {len(found)} of {len(manifest.scored)} scored pairs"
+            + (f" ({', '.join(p.ask_id for p in found)})" if found else ""))
 
 
 def funnel_table(adapter: Adapter, manifest) -> str:
@@ -164,7 +195,7 @@ def cmd_score(args: argparse.Namespace, adapter_cls: type[Adapter]) -> int:
         return 0
     scores, evaluation = score(adapter, [Path(p) for p in args.results], args.model, args.scores,
                                _discovery_options(args), _score_options(args), args.bootstrap, args.seed,
-                               args.min_coverage)
+                               args.min_coverage, replay=args.replay)
     for line in scores.warnings:
         print(f"twinbench: {line}", file=sys.stderr)
     if args.per_item:
@@ -175,6 +206,26 @@ def cmd_score(args: argparse.Namespace, adapter_cls: type[Adapter]) -> int:
 
 def _skipped_text(skipped) -> str:
     return "".join(f"\n  skipped {folder}: {reason}" for folder, reason in skipped)
+
+
+# ---------------------------------------------------------------------------------------
+# subcommand: replay
+# ---------------------------------------------------------------------------------------
+
+
+def cmd_replay(args: argparse.Namespace, adapter_cls: type[Adapter]) -> int:
+    from twinbench.replay import replay_runs
+    from twinbench.scorecard import render_replay
+
+    _check_paths("--results", args.results)
+    if not args.results:
+        raise UsageError("replay needs --results DIR (a result folder written by the leaderboard's harness)")
+    adapter = adapter_cls.from_args(args)
+    summary = replay_runs(adapter, [Path(p) for p in args.results], args.model, args.scores)
+    for line in summary.warnings:
+        print(f"twinbench: {line}", file=sys.stderr)
+    report.emit(render_replay(summary, args.format), args.output)
+    return 0
 
 
 # ---------------------------------------------------------------------------------------
@@ -394,6 +445,9 @@ def build_parser(adapter_cls: type[Adapter] | None = None) -> argparse.ArgumentP
 
     p = sub.add_parser("pairs", help="discover the twin pairs and explain every should-ask item's fate")
     _common(p)
+    p.add_argument("--replay", action="store_true",
+                   help="replay each scored pair's should-act reference and count the pairs whose anchor "
+                        "calls leave the state unchanged (counts.reference_noop)")
     _population(p)
     p.set_defaults(func=cmd_pairs, needs_adapter=True)
 
@@ -416,6 +470,10 @@ def build_parser(adapter_cls: type[Adapter] | None = None) -> argparse.ArgumentP
     p.add_argument("--wide", action="store_true", help="the table as one wide block (default: two narrow ones)")
     p.add_argument("--explain", action="store_true",
                    help="say what every column means, with the reference policies as the worked example")
+    p.add_argument("--replay", action="store_true",
+                   help="replay the tool-removed pairs in the leaderboard's own simulator: the attempts, removed, "
+                        "aligned and workaround counts, the decision with workarounds credited, and credited "
+                        "with compound turns and workarounds both")
     _population(p)
     group = _statistics(p, "cluster-bootstrap resamples for the 95%% intervals")
     group.add_argument("--min-coverage", metavar="SHARE", type=float, default=0.9,
@@ -429,6 +487,23 @@ def build_parser(adapter_cls: type[Adapter] | None = None) -> argparse.ArgumentP
     group.add_argument("--drop-ended-early", action="store_true",
                        help="drop pairs where either rollout ended before the anchor turn")
     p.set_defaults(func=cmd_score, needs_adapter=True)
+
+    p = sub.add_parser(
+        "replay",
+        help="replay every stored item in the leaderboard's own simulator and check it against the official verdicts",
+        description="Replay every should-act and should-ask item of each run with its reference, turn by turn, "
+        "in the leaderboard's own simulator classes (parsed calls only, never eval). Reports per model the "
+        "items replayed, those whose state equals the reference's after every turn the official checker "
+        "compares, and, with score files, whether every item the leaderboard passed replays state-equal.",
+    )
+    _common(p, SCORE_FORMATS)
+    p.add_argument("--results", metavar="DIR", action="append", default=[],
+                   help="a result folder written by the leaderboard's harness (repeatable)")
+    p.add_argument("--model", metavar="NAME", action="append", default=[],
+                   help="replay only this model (repeatable)")
+    p.add_argument("--scores", metavar="DIR", type=Path, default=None,
+                   help="where the official score files are (default: the sibling score/ tree)")
+    p.set_defaults(func=cmd_replay, needs_adapter=True)
 
     p = sub.add_parser(
         "compare",

@@ -21,6 +21,8 @@ from twinbench.decisions import PairDecision, decide
 from twinbench.discovery import DiscoveryOptions, Manifest, discover_for
 from twinbench.errors import TwinbenchError
 from twinbench.metrics import DecisionMatrix
+from twinbench.model import Pair
+from twinbench.replay import credit, replayed_pairs
 from twinbench.reports import (
     Unread,
     INTERVAL_METRICS,
@@ -60,6 +62,7 @@ class Evaluation:
     adapters: dict[str, Adapter]
     skipped: tuple[tuple[str, str], ...] = ()
     warnings: tuple[str, ...] = ()
+    replay: bool = False  # workarounds replayed and credited (``score --replay``)
 
 
 def population_key(adapter: Adapter) -> str:
@@ -74,8 +77,13 @@ def evaluate(
     skipped: Sequence[tuple[str, str]] = (),
     warnings: Sequence[str] = (),
     manifests: dict[str, Manifest] | None = None,
+    replay: bool = False,
 ) -> Evaluation:
-    """Decide every pair for every run. ``manifests`` (by :func:`population_key`) saves re-discovery."""
+    """Decide every pair for every run. ``manifests`` (by :func:`population_key`) saves re-discovery.
+
+    ``replay``: replay the tool-removed pairs in the adapter's simulator and credit workarounds
+    (:func:`twinbench.replay.credit`); an adapter that cannot replay calls is one error.
+    """
     manifests = dict(manifests or {})
     adapters: dict[str, Adapter] = {}
     out: list[ModelRun] = []
@@ -99,9 +107,19 @@ def evaluate(
             continue
         all_warnings.extend(load.warnings)
         decisions = decide(run.model, pairs, manifest.items, load.rollouts, scorer.rule(), options.count_login)
+        if replay:
+            decisions = _replayed(scorer, pairs, decisions, load)
         out.append(ModelRun(run, key, tuple(decisions), load.official, load))
     return Evaluation(tuple(out), {k: manifests[k] for k in adapters}, adapters, tuple(all_skipped),
-                      tuple(all_warnings))
+                      tuple(all_warnings), replay)
+
+
+def _replayed(scorer: Adapter, pairs: Sequence[Pair], decisions: Sequence[PairDecision], load: RunLoad,
+              ) -> list[PairDecision]:
+    """The decisions with the replay's reading on the tool-removed pairs."""
+    chosen = {p.ask_id: p for p in replayed_pairs(pairs)}
+    facts = scorer.sandbox().replay_pairs(list(chosen.values()), load.rollouts)
+    return [credit(d, chosen[d.ask_id], facts.get(d.ask_id)) if d.ask_id in chosen else d for d in decisions]
 
 
 def summarize(evaluation: Evaluation, options: ScoreOptions = ScoreOptions(), n_boot: int = DEFAULT_BOOTSTRAP,
@@ -124,7 +142,7 @@ def summarize(evaluation: Evaluation, options: ScoreOptions = ScoreOptions(), n_
         groups.setdefault(model_run.population, []).append(model_run)
     for key, group in groups.items():
         scores, agreement = _summarize_group(group, evaluation.manifests[key], evaluation.adapters[key], options,
-                                             n_boot, seed, min_coverage)
+                                             n_boot, seed, min_coverage, evaluation.replay)
         models.extend(scores)
         if agreement is not None:
             agreements.append(agreement)
@@ -140,11 +158,12 @@ def summarize(evaluation: Evaluation, options: ScoreOptions = ScoreOptions(), n_
         rank_agreement=tuple(agreements),
         embedded_default=embedded_default,
         adapter=adapter,
+        replay=evaluation.replay,
     )
 
 
 def _summarize_group(group: list[ModelRun], manifest: Manifest, adapter: Adapter, options: ScoreOptions,
-                     n_boot: int, seed: int, min_coverage: float = DEFAULT_MIN_COVERAGE,
+                     n_boot: int, seed: int, min_coverage: float = DEFAULT_MIN_COVERAGE, replay: bool = False,
                      ) -> tuple[list[ModelScore], RankAgreement | None]:
     """The models of one population, every rate from one decision matrix."""
     matrix = DecisionMatrix.build([(mr.run.model, mr.decisions) for mr in group])
@@ -161,6 +180,8 @@ def _summarize_group(group: list[ModelRun], manifest: Manifest, adapter: Adapter
     ranked = metrics.rates(matrix, shared, distinct)
     categories = metrics.by_category(matrix, keep, distinct, manifest.categories)
     coverages = metrics.coverage(matrix, options)
+    replays = metrics.replay_counts(matrix, keep) if replay else None
+    workaround = metrics.decision_workaround(matrix, keep, distinct) if replay else None
     own_samples = shares = None
     if n_boot > 0 and matrix.n_pairs:
         weights = stats.cluster_weights(matrix.clusters, n_boot, seed)
@@ -189,6 +210,8 @@ def _summarize_group(group: list[ModelRun], manifest: Manifest, adapter: Adapter
             run_notes=model_run.load.notes, remarks=model_run.load.remarks, ci=ci, rank1=rank1,
             official=metrics.official(matrix, m, keep[:, m], model_run.official),
             unread=unread_of(model_run),
+            replay=None if replays is None else replays[m],
+            decision_workaround=None if workaround is None or not counted else metrics.value(workaround[m]),
             ranking=Ranking(among=n_ranked, pairs=int(shared_rows.sum()),
                             decision=metrics.value(ranked.decision[m]) if ranked_cols[m] else None,
                             official_ask_items=(None if official_shared is None or not ranked_cols[m]
@@ -276,12 +299,16 @@ class NoRunsError(AdapterError):
 def score(adapter: Adapter, results: Sequence[Path], models: Sequence[str] = (), official: Path | None = None,
           population: DiscoveryOptions = DiscoveryOptions(), options: ScoreOptions = ScoreOptions(),
           n_boot: int = DEFAULT_BOOTSTRAP, seed: int = DEFAULT_SEED,
-          min_coverage: float = DEFAULT_MIN_COVERAGE) -> tuple[ScoreReport, Evaluation]:
+          min_coverage: float = DEFAULT_MIN_COVERAGE, replay: bool = False) -> tuple[ScoreReport, Evaluation]:
     """``twinbench score``: the runs under ``results`` (or, with none, the reference policies), scored.
 
-    Returns the report and the evaluation it was made from (the per-item CSV reads the latter).
+    ``replay``: credit workarounds (see :func:`evaluate`). Returns the report and the evaluation
+    it was made from (the per-item CSV reads the latter).
     """
     import tempfile
+
+    if replay:
+        adapter.sandbox()  # one clear error before any run is read
 
     with tempfile.TemporaryDirectory(prefix="twinbench-policies-") as tmp:
         manifests = None
@@ -295,7 +322,7 @@ def score(adapter: Adapter, results: Sequence[Path], models: Sequence[str] = (),
             manifests = {population_key(adapter): discover_for(adapter, population)}
             runs = policy_runs(adapter, Path(tmp), next(iter(manifests.values())))
             skipped, warnings = (), ()
-        evaluation = evaluate(adapter, runs, population, skipped, warnings, manifests)
+        evaluation = evaluate(adapter, runs, population, skipped, warnings, manifests, replay)
         report_ = summarize(evaluation, options, n_boot, seed, population, adapter=adapter.name,
                             embedded_default=not results, min_coverage=min_coverage)
     return attrs.evolve(report_, results_usage=adapter.reader().results_usage), evaluation

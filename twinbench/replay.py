@@ -117,3 +117,106 @@ def credit(decision: PairDecision, pair: Pair, facts: PairReplay | None) -> Pair
         held_back_credited=bool(decision.held_back_credited or workaround),
         replay_note=facts.error or (None if facts.aligned else facts.difference),
     )
+
+
+# ---------------------------------------------------------------------------------------
+# twinbench replay: every item of every run against its own reference
+# ---------------------------------------------------------------------------------------
+
+
+@attrs.frozen
+class RunCheck:
+    """One run replayed item by item, and checked against the leaderboard's verdicts where it has them.
+
+    ``official_passed``: items the leaderboard passed (``None`` without verdicts);
+    ``disagreements``: those among them whose replayed state differs from the reference's
+    after some compared turn, each with the first differing turn and attribute.
+    """
+
+    model: str
+    location: str
+    data: Mapping[str, str] = attrs.field(converter=lambda d: dict(d or {}))
+    items: int = 0  # asked for
+    replayed: int = 0
+    state_equal: int = 0
+    calls: int = 0
+    call_errors: int = 0
+    not_replayed: Mapping[str, int] = attrs.field(factory=dict, converter=lambda d: dict(sorted(d.items())))
+    official_passed: int | None = None
+    disagreements: tuple[ItemReplay, ...] = ()
+
+    @property
+    def agreement(self) -> float | None:
+        """Percent of official passes that replay state-equal on every compared turn."""
+        if not self.official_passed:
+            return None
+        return 100.0 * (self.official_passed - len(self.disagreements)) / self.official_passed
+
+    def to_json(self) -> dict:
+        return {
+            "model": self.model, "location": self.location, "data": dict(self.data), "items": self.items,
+            "replayed": self.replayed, "state_equal": self.state_equal, "calls": self.calls,
+            "call_errors": self.call_errors, "not_replayed": dict(self.not_replayed),
+            "official_passed": self.official_passed,
+            "official_passed_state_equal": None if self.official_passed is None
+            else self.official_passed - len(self.disagreements),
+            "agreement": self.agreement,
+            "disagreements": [{"id": d.item_id, "turn": d.first_difference[0] if d.first_difference else None,
+                               "difference": d.first_difference[1] if d.first_difference else d.error}
+                              for d in self.disagreements],
+        }
+
+
+@attrs.frozen
+class ReplayReport:
+    """``twinbench replay``: every run checked."""
+
+    runs: tuple[RunCheck, ...]
+    adapter: str
+    skipped: tuple[tuple[str, str], ...] = ()
+    warnings: tuple[str, ...] = ()
+
+    def to_json(self) -> dict:
+        return {"adapter": self.adapter, "runs": [r.to_json() for r in self.runs],
+                "skipped": [{"folder": f, "reason": r} for f, r in self.skipped], "warnings": list(self.warnings)}
+
+
+def check_run(model: str, location: str, data: Mapping[str, str], replays: Sequence[ItemReplay],
+              official: Mapping[str, bool] | None) -> RunCheck:
+    """The counts of one run's item replays; every official pass must replay state-equal."""
+    from collections import Counter
+
+    replayed = [r for r in replays if r.replayed]
+    passed = None if official is None else [r for r in replays if official.get(r.item_id)]
+    return RunCheck(
+        model=model, location=location, data=data, items=len(replays), replayed=len(replayed),
+        state_equal=sum(r.state_equal for r in replayed), calls=sum(r.calls for r in replayed),
+        call_errors=sum(r.errors for r in replayed),
+        not_replayed=Counter(r.error for r in replays if not r.replayed),
+        official_passed=None if passed is None else len(passed),
+        disagreements=() if passed is None else tuple(r for r in passed if not r.state_equal),
+    )
+
+
+def replay_runs(adapter, results: Sequence, models: Sequence[str] = (), official=None) -> ReplayReport:
+    """``twinbench replay``: find the runs, replay each item with its own reference, check the verdicts."""
+    from twinbench.adapter import AdapterError
+
+    adapter.sandbox("replay")
+    search = adapter.reader().find(list(results), tuple(models), official)
+    if not search.runs:
+        skipped = "".join(f"\n  skipped {folder}: {reason}" for folder, reason in search.skipped)
+        raise AdapterError("no complete run under " + ", ".join(map(str, results)) + skipped)
+    checks = []
+    warnings = list(search.warnings)
+    for run in search.runs:
+        scorer = adapter.for_run(run)
+        replayer = scorer.sandbox("replay")
+        ids = list(replayer.check_items())
+        load = scorer.reader().read(run, ids)
+        warnings.extend(load.warnings)
+        described = scorer.describe()
+        data = {k: described[k] for k in ("release", "dataset") if k in described}
+        checks.append(check_run(run.model, str(run.location), data, replayer.check(load.rollouts, ids),
+                                load.official))
+    return ReplayReport(tuple(checks), adapter.name, tuple(search.skipped), tuple(dict.fromkeys(warnings)))

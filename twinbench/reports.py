@@ -205,6 +205,32 @@ class Unread:
         return f"not read as calls: {shown}" + (f" (e.g. {examples})" if examples else "")
 
 
+#: what ``decision_credited`` credits, without and with ``score --replay``
+CREDITED_COMPOUND = "compound turns"
+CREDITED_WITH_REPLAY = "compound turns and workarounds"
+
+
+@attrs.frozen
+class ReplayCounts:
+    """``score --replay``: the attempts on the replayed pairs' should-ask anchor turns (the paper's Table F1).
+
+    ``pairs``: the kept pairs whose should-ask twin had a tool removed; ``attempts``: those with an
+    attempt on the should-ask anchor turn; ``removed``: attempts that called a removed tool by name;
+    ``aligned``: attempts made in the reference state; ``workaround``: aligned attempts that reached
+    the reference's post-anchor state by other calls (never on a no-op reference anchor).
+    """
+
+    pairs: int
+    attempts: int
+    removed: int
+    aligned: int
+    workaround: int
+
+    def to_json(self) -> dict:
+        return {"pairs": self.pairs, "attempts": self.attempts, "removed": self.removed, "aligned": self.aligned,
+                "workaround": self.workaround}
+
+
 @attrs.frozen
 class ModelScore:
     """One run's scores, coverage and the statistics around them."""
@@ -235,6 +261,9 @@ class ModelScore:
     official: OfficialScore | None = None
     rank_decision: int | None = None  # omitted when not ranked
     unread: Unread = attrs.field(factory=lambda: Unread())
+    #: ``score --replay`` only (omitted otherwise): Table F1's counts and the decision with workarounds credited
+    replay: ReplayCounts | None = None
+    decision_workaround: float | None = None
 
     @property
     def release(self) -> Any:
@@ -256,6 +285,9 @@ class ModelScore:
             out["rank1"] = dict(self.rank1)
         if self.rank_decision is not None:
             out["rank_decision"] = self.rank_decision
+        if self.replay is not None:
+            out["replay"] = self.replay.to_json()
+            out["decision_workaround"] = self.decision_workaround
         return out
 
 
@@ -299,9 +331,18 @@ class ScoreReport:
     adapter: str = ""
     #: how a user points ``score`` at their own runs with this adapter (shown under the policies)
     results_usage: str = "--results path/to/result"
+    #: ``score --replay``: workarounds were replayed and credited
+    replay: bool = False
+
+    @property
+    def credited(self) -> str:
+        """What ``decision_credited`` credits."""
+        return CREDITED_WITH_REPLAY if self.replay else CREDITED_COMPOUND
 
     def to_json(self) -> dict:
         return {
+            "replay": self.replay,
+            "credited": self.credited,
             "models": [m.to_json() for m in self.models],
             "options": attrs.asdict(self.options),
             "population_options": attrs.asdict(self.population_options),

@@ -140,8 +140,15 @@ def _coverage_line(r: ModelScore) -> str:
             + (f"; {'; '.join(parts)}" if parts else ""))
 
 
+def _credited_note(summary: ScoreReport) -> str:
+    if summary.replay:
+        return ("the credited column credits compound turns and workarounds (--replay: an aligned attempt on a "
+                "tool-removed pair that reached the reference's post-anchor state by other calls holds back)")
+    return "the credited column credits compound turns only (--replay also credits routes around a removed tool)"
+
+
 def _notes(summary: ScoreReport) -> list[str]:
-    lines = []
+    lines = [_credited_note(summary)]
     boot = summary.bootstrap
     if boot.resamples:
         lines.append(f"95% percentile intervals: cluster bootstrap over should-act twins, B={boot.resamples}, "
@@ -199,8 +206,51 @@ def _score_csv(summary: ScoreReport) -> str:
                     + [_category_decision(r, c) for c in cats]
                     + [_r(None if off is None else off.ask_items), _r(None if off is None else off.act_twins),
                        None if rank1 is None else _r(rank1), r.release,
-                       _r(None if off is None else off.act_twins)])
+                       _r(None if off is None else off.act_twins)]
+                    + (_replay_csv(r) if summary.replay else []))
+    if summary.replay:
+        headers += REPLAY_CSV_HEADERS
     return report.csv_text(headers, rows)
+
+
+REPLAY_CSV_HEADERS = ["decision_workaround", "replay_pairs", "replay_attempts", "replay_removed", "replay_aligned",
+                      "replay_workaround"]
+
+
+def _replay_csv(r: ModelScore) -> list:
+    c = r.replay
+    return [_r(r.decision_workaround)] + ([None] * 5 if c is None else
+                                          [c.pairs, c.attempts, c.removed, c.aligned, c.workaround])
+
+
+REPLAY_HEADERS = ("model", "tool-removed pairs", "attempts", "removed", "aligned", "workaround", "acc", "acc'",
+                  "credited")
+REPLAY_LEGEND = (
+    "replay: on the pairs whose should-ask twin had a tool removed, attempts on its anchor turn; removed: "
+    "they call the removed tool by name; aligned: made in the reference state; workaround: aligned, and they "
+    "reach the reference's post-anchor state by other calls (never on a no-op reference anchor); acc: the "
+    "strict decision; acc': workarounds counted as holding back; credited: compound turns credited as well"
+)
+
+
+def _replay_rows(models: Sequence[ModelScore]) -> list[list]:
+    rows = []
+    for r in models:
+        counts = r.replay
+        if counts is None:
+            continue
+        rows.append([r.model, counts.pairs, counts.attempts, counts.removed, counts.aligned, counts.workaround,
+                     _r(r.decision), _r(r.decision_workaround), _r(r.decision_credited)])
+    return rows
+
+
+def _replay_block(models: Sequence[ModelScore], markdown: bool = False) -> str | None:
+    rows = _replay_rows(models)
+    if not rows:
+        return None
+    if markdown:
+        return report.markdown_table(list(REPLAY_HEADERS), rows)
+    return report.table(list(REPLAY_HEADERS), rows, [False] + [True] * (len(REPLAY_HEADERS) - 1))
 
 
 def render_score(summary: ScoreReport, fmt: str, wide: bool = False) -> str:
@@ -211,6 +261,7 @@ def render_score(summary: ScoreReport, fmt: str, wide: bool = False) -> str:
         return _score_csv(summary)
     blocks = []
     for label, models in _groups(summary):
+        replayed = _replay_block(models, markdown=fmt == "markdown")
         if fmt == "markdown":
             blocks.append(f"**{label}**\n\n" + report.markdown_table(_headers(models), _rows(models)))
         elif wide:
@@ -218,15 +269,18 @@ def render_score(summary: ScoreReport, fmt: str, wide: bool = False) -> str:
                                                         [False] + [True] * (len(_headers(models)) - 1)))
         else:
             blocks.append("\n".join(_wrap([label])) + "\n\n" + "\n\n".join(_narrow_blocks(models)))
+        if replayed is not None:
+            blocks.append(replayed)
     notes = _notes(summary)
     hint = [n for n in notes if n.startswith("score your own run:")]  # the last line, after the legend
     notes = [n for n in notes if n not in hint]
+    legend = LEGEND + ((REPLAY_LEGEND,) if summary.replay else ())
     if fmt == "markdown":
         return ("\n\n".join(blocks) + "\n\n" + "\n".join(f"- {n}" for n in notes + hint) + "\n\n"
-                + "\n".join(f"- {n}" for n in LEGEND) + "\n")
+                + "\n".join(f"- {n}" for n in legend) + "\n")
     if wide:
         return "\n\n".join(blocks) + "\n\n" + "\n".join(notes + hint) + "\n"
-    return ("\n\n".join(blocks) + "\n\n" + "\n".join(_wrap(notes)) + "\n\n" + "\n".join(_wrap(LEGEND))
+    return ("\n\n".join(blocks) + "\n\n" + "\n".join(_wrap(notes)) + "\n\n" + "\n".join(_wrap(legend))
             + "".join("\n" + h for h in hint) + "\n")
 
 
@@ -279,7 +333,7 @@ def explain_text(summary: ScoreReport) -> str:
 #: kept for the readers of this file
 PER_ITEM_HEADERS = ["model", "ask_id", "act_id", "category", "anchor_turn", "acted_on_base", "held_back",
                     "held_back_credited", "calls_on_base", "calls_on_ask", "certification", "compound",
-                    "same_history", "unscored_reason", "acted", "calls_on_act"]
+                    "same_history", "unscored_reason", "acted", "calls_on_act", "aligned", "workaround"]
 
 
 def per_item_csv(evaluation: Evaluation) -> str:
@@ -290,7 +344,7 @@ def per_item_csv(evaluation: Evaluation) -> str:
                          d.held_back_credited, list(d.calls_on_act), list(d.calls_on_ask), d.certification,
                          d.compound, d.same_history,
                          f"{d.missing} ({d.missing_detail})" if d.missing_detail else d.missing,
-                         d.acted, list(d.calls_on_act)])
+                         d.acted, list(d.calls_on_act), d.aligned, d.workaround])
     return report.csv_text(PER_ITEM_HEADERS, rows)
 
 
@@ -357,3 +411,50 @@ def render_compare(summary: CompareReport, fmt: str) -> str:
         return report.markdown_table(headers, rows) + "\n\n" + "\n".join(f"- {n}" for n in notes) + "\n"
     right = [False, False] + [True] * 6 + [False]
     return report.table(headers, rows, right) + "\n\n" + "\n".join(notes) + "\n"
+
+
+# ---------------------------------------------------------------------------------------
+# twinbench replay
+# ---------------------------------------------------------------------------------------
+
+REPLAY_CHECK_HEADERS = ("model", "data", "items", "replayed", "state-equal", "official passes",
+                        "passes state-equal", "agreement")
+
+
+def render_replay(summary, fmt: str) -> str:
+    """``twinbench replay`` output (a :class:`~twinbench.replay.ReplayReport`)."""
+    if fmt == "json":
+        return report.json_text(summary.to_json())
+    rows = []
+    for r in summary.runs:
+        passed = r.official_passed
+        rows.append([r.model, r.data.get("release", "-"), r.items, r.replayed, r.state_equal,
+                     "-" if passed is None else passed,
+                     "-" if passed is None else passed - len(r.disagreements),
+                     "-" if r.agreement is None else f"{r.agreement:.1f}%"])
+    if fmt == "csv":
+        return report.csv_text(["model", "release", "items", "replayed", "state_equal", "official_passed",
+                                "official_passed_state_equal", "agreement"],
+                               [[*row[:5], None if row[5] == "-" else row[5], None if row[6] == "-" else row[6],
+                                 None if r.agreement is None else round(r.agreement, 1)]
+                                for row, r in zip(rows, summary.runs)])
+    notes = []
+    for r in summary.runs:
+        line = f"{r.model}: {r.calls} calls executed, {r.call_errors} of them raised (recorded as error results)"
+        if r.not_replayed:
+            line += "; not replayed: " + ", ".join(f"{n} {why}" for why, n in r.not_replayed.items())
+        if r.official_passed is None:
+            line += "; no official verdicts (no score files)"
+        notes.append(line)
+        for d in r.disagreements:
+            where = (f"turn {d.first_difference[0]}: {d.first_difference[1]}" if d.first_difference
+                     else d.error or "not replayed")
+            notes.append(f"  passed officially but differs: {d.item_id} {where}")
+    notes += [f"skipped {folder}: {reason}" for folder, reason in summary.skipped]
+    notes.append("state-equal: after every turn the leaderboard's checker compares, the replayed model state "
+                 "equals the replayed reference state; every official pass must be state-equal (agreement 100%)")
+    if fmt == "markdown":
+        return (report.markdown_table(list(REPLAY_CHECK_HEADERS), rows) + "\n\n"
+                + "\n".join(f"- {n}" for n in notes) + "\n")
+    return (report.table(list(REPLAY_CHECK_HEADERS), rows, [False, False] + [True] * 6) + "\n\n"
+            + "\n".join(_wrap(notes)) + "\n")
