@@ -1,7 +1,7 @@
 """Replaying stored calls in a leaderboard's own executor: an optional adapter capability.
 
-An adapter that can execute parsed calls in its leaderboard's simulator (the BFCL adapter
-can) returns a :class:`Replayer` from ``Adapter.replayer()``. Two readings use it:
+An adapter that can execute parsed calls in its leaderboard's simulator (the reference
+adapter can) returns a :class:`Replayer` from ``Adapter.replayer()``. Two readings use it:
 
 - ``twinbench score --replay``: on every pair whose should-ask twin had a tool removed, the
   state facts of :class:`PairReplay` decide whether an attempt on the anchor turn was a
@@ -51,8 +51,8 @@ class PairReplay:
 class ItemReplay:
     """One item's rollout replayed against its own reference, turn by turn.
 
-    ``compared_turns`` are the turns the leaderboard's checker compares (for BFCL: those
-    whose reference is not empty); ``first_difference`` is the first of them after which
+    ``compared_turns`` are the turns the leaderboard's checker compares (e.g. those whose
+    reference is not empty); ``first_difference`` is the first of them after which
     the model's state differs from the reference's, with the attribute that differs.
     """
 
