@@ -10,6 +10,7 @@ import builtins
 import csv
 import io
 import json
+import re
 import sys
 
 import attrs
@@ -63,6 +64,15 @@ def test_a_simulator_with_a_missing_dependency_is_one_clear_error(pkg):
     source.write_text("import mpmath_not_installed_here\n" + source.read_text())
     with pytest.raises(AdapterError, match="cannot load FS from .*fs.py: it imports 'mpmath_not_installed_here'"):
         load_classes({"FS": source}, pkg)
+
+
+def test_a_simulator_that_cannot_be_set_up_is_one_clear_error_naming_the_item(pkg, capsys):
+    source = pkg / "eval_checker" / "multi_turn_eval" / "func_source_code" / "fs.py"
+    source.write_text(source.read_text().replace("state = dict(DEFAULT_STATE)", "raise RuntimeError('boom')"))
+    assert main(["pairs", "--adapter", "bfcl", "--bfcl-root", str(pkg), "--replay"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("twinbench: error: multi_turn_base_") and "FS cannot be set up" in err and "boom" in err
+    assert len(err.splitlines()) == 1
 
 
 def test_calls_route_to_the_owner_of_the_unqualified_name(adapter):
@@ -273,7 +283,9 @@ def test_score_replay_table_shows_the_table_f1_columns(adapter, pkg, tmp_path, c
     assert main(["score", "--adapter", "bfcl", "--bfcl-root", str(pkg), "--results", str(runs), "--bootstrap", "0",
                  "--replay"]) == 0
     text = capsys.readouterr().out
-    assert "tool-removed pairs  attempts  removed  aligned  workaround" in text
+    assert "replay (Table F1), on the pairs whose should-ask twin had a tool removed" in text
+    assert re.search(r"model +pairs +attempts +removed +aligned +workaround +acc +acc' +credited", text)
+    assert max(map(len, text.splitlines())) <= 100
     assert "the credited column credits compound turns and workarounds" in text
     assert main(["score", "--adapter", "bfcl", "--bfcl-root", str(pkg), "--results", str(runs), "--bootstrap",
                  "0"]) == 0

@@ -223,10 +223,10 @@ def _replay_csv(r: ModelScore) -> list:
                                           [c.pairs, c.attempts, c.removed, c.aligned, c.workaround])
 
 
-REPLAY_HEADERS = ("model", "tool-removed pairs", "attempts", "removed", "aligned", "workaround", "acc", "acc'",
-                  "credited")
+REPLAY_HEADERS = ("model", "pairs", "attempts", "removed", "aligned", "workaround", "acc", "acc'", "credited")
+REPLAY_TITLE = "replay (Table F1), on the pairs whose should-ask twin had a tool removed:"
 REPLAY_LEGEND = (
-    "replay: on the pairs whose should-ask twin had a tool removed, attempts on its anchor turn; removed: "
+    "replay: pairs: those whose should-ask twin had a tool removed; attempts: on its anchor turn; removed: "
     "they call the removed tool by name; aligned: made in the reference state; workaround: aligned, and they "
     "reach the reference's post-anchor state by other calls (never on a no-op reference anchor); acc: the "
     "strict decision; acc': workarounds counted as holding back; credited: compound turns credited as well"
@@ -249,8 +249,8 @@ def _replay_block(models: Sequence[ModelScore], markdown: bool = False) -> str |
     if not rows:
         return None
     if markdown:
-        return report.markdown_table(list(REPLAY_HEADERS), rows)
-    return report.table(list(REPLAY_HEADERS), rows, [False] + [True] * (len(REPLAY_HEADERS) - 1))
+        return f"{REPLAY_TITLE}\n\n" + report.markdown_table(list(REPLAY_HEADERS), rows)
+    return REPLAY_TITLE + "\n\n" + report.table(list(REPLAY_HEADERS), rows, [False] + [True] * (len(REPLAY_HEADERS) - 1))
 
 
 def render_score(summary: ScoreReport, fmt: str, wide: bool = False) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping, Sequence
 
+from twinbench.adapter import AdapterError
 from twinbench.decisions import ERROR_ENTRY, MISSING_ITEM, UNREADABLE
 from twinbench.model import Call, Item, Pair, Rollout
 from twinbench.replay import ItemReplay, PairReplay, Replayer
@@ -47,8 +48,11 @@ class BFCLReplayer(Replayer):
 
     def world(self, item_id: str) -> World:
         raw = self.raw[item_id]
-        return self.sandbox.world(raw.involved_classes, raw.initial_config,
-                                  long_context="long_context" in raw.category)
+        try:
+            return self.sandbox.world(raw.involved_classes, raw.initial_config,
+                                      long_context="long_context" in raw.category)
+        except AdapterError as exc:
+            raise AdapterError(f"{item_id} ({self.data.release.describe()}): {exc}") from None
 
     def reference_states(self, item_id: str) -> tuple[State, ...]:
         """The state before any turn, then after each reference turn (``len(turns) + 1`` states)."""

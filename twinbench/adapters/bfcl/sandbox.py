@@ -214,9 +214,14 @@ class Sandbox:
         for cls in involved:
             if cls not in self.classes:
                 raise AdapterError(f"the item involves {cls}, which this release's simulator does not define")
-            instance = self.classes[cls]()
-            if cls not in self.stateless:
-                instance._load_scenario(copy.deepcopy(dict(initial_config.get(cls) or {})), long_context=long_context)
+            try:
+                instance = self.classes[cls]()
+                if cls not in self.stateless:
+                    instance._load_scenario(copy.deepcopy(dict(initial_config.get(cls) or {})),
+                                            long_context=long_context)
+            except Exception as exc:  # the release's own code or data is broken: one message, no traceback
+                raise AdapterError(f"the simulator class {cls} cannot be set up from its initial_config: "
+                                   f"{type(exc).__name__}: {exc}") from None
             instances[cls] = instance
             for name in self.public_methods(cls, instance):
                 owners[name] = cls  # as in BFCL, a later class wins a shared name (the suite has none)
