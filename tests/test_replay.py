@@ -353,14 +353,15 @@ def test_every_official_pass_of_the_shared_runs_replays_state_equal(folder, bfcl
         assert run.replayed >= 0.9 * run.items and run.state_equal >= run.official_passed
 
 
-@pytest.mark.shared
 def test_the_paper_s_no_op_reference_count_is_derived(bfcl_adapter, bfcl_manifest):
     replayer = bfcl_adapter.replayer()
     noop = [p for p in bfcl_manifest.scored if replayer.reference_noop(p)]
     assert len(bfcl_manifest.scored) == 223 and len(noop) == 14  # the paper: 14 of the 223 pairs
 
 
-def test_every_reference_call_of_the_release_replays_without_raising(bfcl_adapter):
+@pytest.mark.parametrize("release", ["bfcl_adapter", "bfcl_v3_adapter"])
+def test_every_reference_call_of_the_release_replays_without_raising(release, request):
+    bfcl_adapter = request.getfixturevalue(release)
     replayer = bfcl_adapter.replayer()
     assert isinstance(replayer.sandbox, Sandbox) and replayer.sandbox.stateless == {"MathAPI"}
     items = {i.id: i for i in bfcl_adapter.items()}
