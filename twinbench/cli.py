@@ -220,8 +220,8 @@ def cmd_compare(args: argparse.Namespace, adapter_cls: type[Adapter]) -> int:
     results = [compare_arms(adapter, b, t, options, args.bootstrap, args.seed, manifests) for b, t in arms]
     paired = {b.model for b, _ in arms} | {t.model for _, t in arms}
     unpaired = sorted({r.model for r in (*base.runs, *treat.runs)} - paired)
-    comparison = compare_report(results, options, args.bootstrap, args.seed, [*base.warnings, *treat.warnings],
-                                unpaired)
+    found = [*(f"baseline {w}" for w in base.warnings), *(f"treatment {w}" for w in treat.warnings)]
+    comparison = compare_report(results, options, args.bootstrap, args.seed, found, unpaired)
     for line in comparison.warnings:
         print(f"twinbench: {line}", file=sys.stderr)
     report.emit(render_compare(comparison, args.format), args.output)

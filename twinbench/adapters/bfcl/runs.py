@@ -147,10 +147,6 @@ def read(run: RunRef, item_ids: Iterable[str], items: Mapping[str, Item], datase
         )
     notes = {"logged_items": logged, "logged_items_differing": differing, "error_entries": errors}
     remarks = (f"dialogue differs from the release on {differing} of {logged} logged items",) if differing else ()
-    if found.score_files:
-        missing = [c for c in SCORED_CATEGORIES if c not in found.score_files]
-        if missing:
-            warnings.append(f"{run.model}: no score file for {', '.join(missing)}; no official verdicts there")
     return RunLoad(run=run, rollouts=rollouts, warnings=tuple(warnings), notes=notes,
                    official=official or None, remarks=remarks, unread=tally.counts(),
                    unread_examples=tally.examples())
