@@ -161,6 +161,7 @@ class ScoreFile:
     ``accuracy``/``correct_count``/``total_count`` come from the summary line (``None``
     when missing or unusable); ``failed`` maps each failed id to its ``error_type``
     (``""`` when the line has none). Items that passed are not listed by BFCL.
+    ``model_names`` holds the distinct ``model_name`` values of the failed lines.
     """
 
     path: Path
@@ -174,6 +175,7 @@ class ScoreFile:
     warnings: tuple[str, ...] = ()
     version: str | None = None
     category: str | None = None
+    model_names: tuple[str, ...] = ()
 
 
 # --------------------------------------------------------------------------- names
@@ -679,6 +681,7 @@ def read_score_file(path: Path | str) -> ScoreFile:
     correct: int | None = None
     total: int | None = None
     warnings: list[str] = []
+    model_names: list[str] = []
     first = True
 
     for lineno, value, problem in _json_lines(path, stats):
@@ -707,6 +710,8 @@ def read_score_file(path: Path | str) -> ScoreFile:
             continue
         error = value.get("error")
         error_type = error.get("error_type") if isinstance(error, dict) else value.get("error_type")
+        if isinstance(value.get("model_name"), str) and value["model_name"] not in model_names:
+            model_names.append(value["model_name"])
         del value
         if entry_id in failed:
             if entry_id not in duplicates:
@@ -740,4 +745,5 @@ def read_score_file(path: Path | str) -> ScoreFile:
         warnings=tuple(warnings),
         version=version,
         category=category,
+        model_names=tuple(model_names),
     )

@@ -169,20 +169,21 @@ def _official(run: RunRef, category: str, entries: Mapping[str, results.ResultEn
     except results.ResultsError as exc:
         warnings.append(f"WARNING {run.model}: {exc}; no official verdicts for {category}")
         return None
-    warnings.extend(f"{run.model}: {w}" for w in score.warnings)
     problem = None
-    if score.bad_lines:
-        problem = f"{len(score.bad_lines)} unusable line(s)"
-    elif score.total_count is None or score.correct_count is None:
-        problem = "no usable summary line"
-    elif score.total_count - score.correct_count != len(score.failed):
-        problem = (f"the summary counts {score.total_count - score.correct_count} failed items but "
-                   f"{len(score.failed)} are listed")
+    if score.bad_lines or score.total_count is None or score.correct_count is None \
+            or score.total_count - score.correct_count != len(score.failed):
+        problem = "; ".join(score.warnings) or "no usable summary line"  # the reader's warnings say what is wrong
     elif score.total_count != lines:
-        problem = f"it scores {score.total_count} items but the result file holds {lines}"
-    if problem:
+        problem = "; ".join([*score.warnings, f"it scores {score.total_count} items but the result file holds {lines}"])
+    else:
+        others = sorted({n for n in score.model_names if n.replace("/", "_") != found.model})
+        if others:
+            problem = "; ".join([*score.warnings, f"its failed items are of model {', '.join(others)}, not "
+                                 f"{found.model} (the score file of another model?)"])
+    if problem:  # one line per file, saying every problem once
         warnings.append(f"WARNING {run.model}: {path.name}: {problem}; no official verdicts for {category}")
         return None
+    warnings.extend(f"{run.model}: {path.name}: {w}" for w in score.warnings)
     return {item_id: entry.turns is not None and item_id not in score.failed for item_id, entry in entries.items()}
 
 
