@@ -205,8 +205,12 @@ def _count(n: int, singular: str, plural: str | None = None) -> str:
     return f"{n} {singular if n == 1 else (plural or singular + 's')}"
 
 
+def _clip(text: str, limit: int = 80) -> str:
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
 def _examples(ids: Sequence[str]) -> str:
-    shown = ", ".join(ids[:_EXAMPLES])
+    shown = ", ".join(_clip(i) for i in ids[:_EXAMPLES])
     return shown + (f", ... ({len(ids)} in all)" if len(ids) > _EXAMPLES else "")
 
 
