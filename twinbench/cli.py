@@ -136,6 +136,13 @@ def _check_outputs(*options: tuple[str, Path | None]) -> None:
             raise UsageError(f"{name} {path} is a folder; give a file name")
 
 
+def _folder(value: str) -> Path:
+    """An argparse type for a folder option: an empty value would silently mean the current folder."""
+    if not value.strip():
+        raise argparse.ArgumentTypeError("is empty; give a folder (an empty value would read the current folder)")
+    return Path(value)
+
+
 def _check_paths(option: str, values: Sequence[str]) -> None:
     for value in values:
         if not str(value).strip():
@@ -207,6 +214,9 @@ def cmd_compare(args: argparse.Namespace, adapter_cls: type[Adapter]) -> int:
     from twinbench.scorecard import render_compare
 
     _check_statistics(args)
+    _check_paths("--baseline", [args.baseline])
+    _check_paths("--treatment", [args.treatment])
+    _check_outputs(("--output", args.output))
     adapter = adapter_cls.from_args(args)
     reader = adapter.reader()
     base = reader.find([Path(args.baseline)], (), args.baseline_scores)
@@ -409,7 +419,7 @@ def build_parser(adapter_cls: type[Adapter] | None = None) -> argparse.ArgumentP
                    help="a result folder written by the leaderboard's harness (repeatable)")
     p.add_argument("--model", metavar="NAME", action="append", default=[],
                    help="score only this model (repeatable)")
-    p.add_argument("--scores", metavar="DIR", type=Path, default=None,
+    p.add_argument("--scores", metavar="DIR", type=_folder, default=None,
                    help="where the official score files are (default: the sibling score/ tree)")
     p.add_argument("--per-item", metavar="FILE", type=Path, default=None,
                    help="also write one CSV row per model and pair to FILE")
@@ -443,9 +453,9 @@ def build_parser(adapter_cls: type[Adapter] | None = None) -> argparse.ArgumentP
     p.add_argument("--model", metavar="NAME", action="append", default=[],
                    help="compare only this model (repeatable; default: every model in both trees); "
                         "BASELINE_MODEL=TREATMENT_MODEL pairs runs of different names")
-    p.add_argument("--baseline-scores", metavar="DIR", type=Path, default=None,
+    p.add_argument("--baseline-scores", metavar="DIR", type=_folder, default=None,
                    help="score files of the baseline (default: its sibling score/ tree)")
-    p.add_argument("--treatment-scores", metavar="DIR", type=Path, default=None,
+    p.add_argument("--treatment-scores", metavar="DIR", type=_folder, default=None,
                    help="score files of the treatment (default: its sibling score/ tree)")
     _population(p)
     _statistics(p, "paired cluster-bootstrap resamples for the interval of the change")
