@@ -255,6 +255,8 @@ def cmd_plot(args: argparse.Namespace, adapter_cls: type[Adapter] | None) -> int
                          "--output FILE`)") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise UsageError(f"--input {args.input} is not the JSON of `twinbench score` ({exc})") from None
+    except OSError as exc:  # a folder, no permission
+        raise UsageError(f"--input {args.input}: cannot be read ({exc.strerror or exc})") from None
     if not isinstance(summary, dict) or not isinstance(summary.get("models"), list):
         raise UsageError(f"--input {args.input} is not the JSON of `twinbench score` (no models list)")
     try:
