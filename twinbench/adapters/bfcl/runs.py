@@ -228,3 +228,33 @@ class BFCLRuns(RunReader):
 
     def write(self, directory: Path, model: str, rollouts: Mapping[str, Sequence[Sequence[Sequence[Call]]]]) -> RunRef:
         return write(directory, model, rollouts, self.category_of, self.dataset_prefix)
+
+    def check_reading(self, paths: Sequence[Path], models: Sequence[str] = ()) -> CrossCheck:
+        """Every failed item's turns: twinbench's reading against BFCL's ``model_result_decoded``."""
+        from . import crosscheck
+
+        return CrossCheck(tuple(crosscheck.crosscheck(paths, models)))
+
+
+@attrs.frozen
+class CrossCheck:
+    """``twinbench calls --adapter bfcl``: per model, the agreement with BFCL's decoder."""
+
+    reports: tuple  # crosscheck.CrossCheckReport per model
+
+    @property
+    def unexplained(self) -> int:
+        return sum(len(r.unexplained) for r in self.reports)
+
+    def render(self) -> str:
+        from . import crosscheck
+
+        if not any(r.items_compared for r in self.reports):
+            return ("nothing to check: no score file with BFCL's own reading (model_result_decoded of the "
+                    "failed items) was found beside these runs")
+        return crosscheck.render_table(self.reports)
+
+    def to_json(self) -> dict:
+        from . import crosscheck
+
+        return crosscheck.as_json(self.reports)
