@@ -64,10 +64,14 @@ class RunReader(abc.ABC):
 
     @abc.abstractmethod
     def read(self, run: RunRef, item_ids: Iterable[str]) -> RunLoad:
-        """Read the rollouts of the given items from one run, parsing every step into calls.
+        """Read the rollouts of the given items from one run, parsing their steps into calls.
 
         An item stored as an error, or whose rollout cannot be read, gets a rollout without
         turns and with ``error`` set: it is unscored, never read as "no call".
+
+        ``item_ids`` may be a mapping from item id to the turns scoring reads (iterating it
+        gives the ids, so a reader may ignore the turns). A reader that honours it parses only
+        those turns and leaves the others ``None`` in ``Rollout.turns``.
         """
 
     def check_reading(self, paths: Sequence[Path], models: Sequence[str] = ()) -> ReadingCheck:
@@ -115,6 +119,14 @@ class Adapter(abc.ABC):
     def data_warnings(self) -> Sequence[str]:
         """Problems found in the leaderboard's own data (items left out, and why)."""
         return ()
+
+    def cache_key(self) -> str | None:
+        """A content hash of everything discovery depends on (data, labels, curation), or ``None``.
+
+        With a key, discovery's outcome is stored in the twinbench cache and reused while the
+        key (and twinbench's own code) is unchanged; ``None`` (the default) recomputes it.
+        """
+        return None
 
     # -- items and the decision rule ---------------------------------------------------
     @abc.abstractmethod

@@ -164,7 +164,7 @@ def cmd_score(args: argparse.Namespace, adapter_cls: type[Adapter]) -> int:
         return 0
     scores, evaluation = score(adapter, [Path(p) for p in args.results], args.model, args.scores,
                                _discovery_options(args), _score_options(args), args.bootstrap, args.seed,
-                               args.min_coverage)
+                               args.min_coverage, all_turns=args.all_turns)
     for line in scores.warnings:
         print(f"twinbench: {line}", file=sys.stderr)
     if args.per_item:
@@ -382,7 +382,7 @@ def _check_statistics(args: argparse.Namespace) -> None:
 
 
 def _statistics(parser: argparse.ArgumentParser, what: str) -> argparse._ArgumentGroup:
-    from twinbench.evaluate import DEFAULT_BOOTSTRAP, DEFAULT_SEED
+    from twinbench.defaults import DEFAULT_BOOTSTRAP, DEFAULT_SEED
 
     group = parser.add_argument_group("statistics")
     group.add_argument("--bootstrap", metavar="B", type=int, default=DEFAULT_BOOTSTRAP,
@@ -427,6 +427,9 @@ def build_parser(adapter_cls: type[Adapter] | None = None) -> argparse.ArgumentP
     p.add_argument("--per-item", metavar="FILE", type=Path, default=None,
                    help="also write one CSV row per model and pair to FILE")
     p.add_argument("--wide", action="store_true", help="the table as one wide block (default: two narrow ones)")
+    p.add_argument("--all-turns", action="store_true",
+                   help="read every turn of every item, not only the turns scored, so that every step that looks "
+                        "like a call but gives none is counted (slower)")
     p.add_argument("--explain", action="store_true",
                    help="say what every column means, with the reference policies as the worked example")
     _population(p)

@@ -18,6 +18,8 @@ import numpy as np
 from twinbench import metrics, stats
 from twinbench.adapter import Adapter, AdapterError, RunLoad, RunRef
 from twinbench.decisions import PairDecision, decide
+from twinbench.model import Item, Pair
+from twinbench.defaults import DEFAULT_BOOTSTRAP, DEFAULT_MIN_COVERAGE, DEFAULT_SEED
 from twinbench.discovery import DiscoveryOptions, Manifest, discover_for
 from twinbench.errors import TwinbenchError
 from twinbench.metrics import DecisionMatrix
@@ -36,10 +38,7 @@ from twinbench.reports import (
 )
 from twinbench.scoring import ScoreOptions
 
-DEFAULT_BOOTSTRAP = 10_000
-DEFAULT_MIN_COVERAGE = 0.9  # ranked: covers at least this share of the pairs the best-covered model covers
 MIN_RANKED_FOR_AGREEMENT = 3  # rank agreement over fewer models is always +-1 or undefined
-DEFAULT_SEED = 20260612
 
 
 @attrs.frozen
@@ -51,6 +50,7 @@ class ModelRun:
     decisions: tuple[PairDecision, ...]
     official: dict[str, bool] | None
     load: RunLoad = attrs.field(repr=False)
+    all_turns: bool = False  # every turn was read (not only the scored ones)
 
 
 @attrs.frozen
@@ -60,6 +60,20 @@ class Evaluation:
     adapters: dict[str, Adapter]
     skipped: tuple[tuple[str, str], ...] = ()
     warnings: tuple[str, ...] = ()
+
+
+def turns_needed(pairs: Sequence[Pair], history: bool = False, all_turns: Sequence[Item] = ()) -> dict[str, frozenset[int]]:
+    """Per item id, the turns scoring reads: the anchor turns, and the turns before them with ``history``.
+
+    Items in ``all_turns`` are read whole (every turn), e.g. to count what is left unread everywhere.
+    """
+    out: dict[str, set[int]] = {}
+    for pair in pairs:
+        for item_id, anchor in ((pair.ask_id, pair.anchor_turn), (pair.act_id, pair.act_anchor_turn)):
+            out.setdefault(item_id, set()).update(range(anchor + 1) if history else (anchor,))
+    for item in all_turns:
+        out.setdefault(item.id, set()).update(range(len(item.turns)))
+    return {item_id: frozenset(turns) for item_id, turns in sorted(out.items())}
 
 
 def population_key(adapter: Adapter) -> str:
@@ -74,8 +88,16 @@ def evaluate(
     skipped: Sequence[tuple[str, str]] = (),
     warnings: Sequence[str] = (),
     manifests: dict[str, Manifest] | None = None,
+    history: bool = False,
+    all_turns: bool = False,
 ) -> Evaluation:
-    """Decide every pair for every run. ``manifests`` (by :func:`population_key`) saves re-discovery."""
+    """Decide every pair for every run. ``manifests`` (by :func:`population_key`) saves re-discovery.
+
+    Only the anchor turns are read, and with ``history`` the turns before them too (what
+    ``--same-history`` compares); without it, ``PairDecision.same_history`` is ``None``.
+    With ``all_turns`` every turn of every item is read, so that what was left unread is
+    counted everywhere (slower).
+    """
     manifests = dict(manifests or {})
     adapters: dict[str, Adapter] = {}
     out: list[ModelRun] = []
@@ -91,15 +113,16 @@ def evaluate(
             all_warnings.extend(scorer.data_warnings())
         manifest = manifests[key]
         pairs = manifest.scored
-        needed = {p.ask_id for p in pairs} | {p.act_id for p in pairs}
+        needed = turns_needed(pairs, history, tuple(manifest.items.values()) if all_turns else ())
         try:
-            load = scorer.reader().read(run, sorted(needed))
+            load = scorer.reader().read(run, needed)
         except TwinbenchError as exc:  # one unreadable run does not stop the others
             all_skipped.append((str(run.location), f"cannot be read: {exc}"))
             continue
         all_warnings.extend(load.warnings)
-        decisions = decide(run.model, pairs, manifest.items, load.rollouts, scorer.rule(), options.count_login)
-        out.append(ModelRun(run, key, tuple(decisions), load.official, load))
+        decisions = decide(run.model, pairs, manifest.items, load.rollouts, scorer.rule(), options.count_login,
+                           history=history)
+        out.append(ModelRun(run, key, tuple(decisions), load.official, load, all_turns))
     return Evaluation(tuple(out), {k: manifests[k] for k in adapters}, adapters, tuple(all_skipped),
                       tuple(all_warnings))
 
@@ -221,7 +244,8 @@ def unread_of(model_run: ModelRun) -> Unread:
     if off:
         counts[OFF_LIST] = len(off)
         examples += [(OFF_LIST, f"{d.ask_id} / {d.act_id}: {name}") for d, name in off[:2]]
-    return Unread(dict(sorted(counts.items())), tuple(sorted(examples, key=lambda e: e[0])))
+    return Unread(dict(sorted(counts.items())), tuple(sorted(examples, key=lambda e: e[0])),
+                  "every turn" if model_run.all_turns else "the turns scored")
 
 
 def _interval(samples: np.ndarray) -> Interval | None:
@@ -276,7 +300,7 @@ class NoRunsError(AdapterError):
 def score(adapter: Adapter, results: Sequence[Path], models: Sequence[str] = (), official: Path | None = None,
           population: DiscoveryOptions = DiscoveryOptions(), options: ScoreOptions = ScoreOptions(),
           n_boot: int = DEFAULT_BOOTSTRAP, seed: int = DEFAULT_SEED,
-          min_coverage: float = DEFAULT_MIN_COVERAGE) -> tuple[ScoreReport, Evaluation]:
+          min_coverage: float = DEFAULT_MIN_COVERAGE, all_turns: bool = False) -> tuple[ScoreReport, Evaluation]:
     """``twinbench score``: the runs under ``results`` (or, with none, the reference policies), scored.
 
     Returns the report and the evaluation it was made from (the per-item CSV reads the latter).
@@ -295,7 +319,8 @@ def score(adapter: Adapter, results: Sequence[Path], models: Sequence[str] = (),
             manifests = {population_key(adapter): discover_for(adapter, population)}
             runs = policy_runs(adapter, Path(tmp), next(iter(manifests.values())))
             skipped, warnings = (), ()
-        evaluation = evaluate(adapter, runs, population, skipped, warnings, manifests)
+        evaluation = evaluate(adapter, runs, population, skipped, warnings, manifests, history=options.same_history,
+                              all_turns=all_turns)
         report_ = summarize(evaluation, options, n_boot, seed, population, adapter=adapter.name,
                             embedded_default=not results, min_coverage=min_coverage)
     return attrs.evolve(report_, results_usage=adapter.reader().results_usage), evaluation
