@@ -9,7 +9,7 @@ agreement between the two orders.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import attrs
@@ -62,6 +62,66 @@ class Evaluation:
     warnings: tuple[str, ...] = ()
 
 
+@attrs.frozen(eq=False)
+class _Job:
+    """One run to read and decide, with everything that needs (set up before any worker starts)."""
+
+    run: RunRef
+    population: str
+    scorer: Adapter
+    manifest: Manifest
+    needed: Mapping[str, frozenset[int]]
+    count_login: bool
+    history: bool
+
+
+def _read_and_decide(job: _Job) -> tuple[tuple[PairDecision, ...], RunLoad] | str:
+    """Read one run and decide its pairs; keep the decisions, not the rollouts (memory stays flat in N)."""
+    try:
+        load = job.scorer.reader().read(job.run, job.needed)
+    except TwinbenchError as exc:
+        return str(exc)
+    decisions = decide(job.run.model, job.manifest.scored, job.manifest.items, load.rollouts, job.scorer.rule(),
+                       job.count_login, history=job.history)
+    return tuple(decisions), attrs.evolve(load, rollouts={})
+
+
+_JOBS: list[_Job] = []  # what forked workers read (they inherit it; nothing is pickled on the way in)
+WORKERS_ENV = "TWINBENCH_WORKERS"
+PARALLEL_FROM = 4  # runs: below this, starting workers costs more than it saves
+
+
+def _job_at(index: int):
+    return _read_and_decide(_JOBS[index])
+
+
+def _workers(jobs: int) -> int:
+    import os
+
+    wanted = os.environ.get(WORKERS_ENV)
+    if wanted is not None:
+        return max(1, min(jobs, int(wanted))) if wanted.isdigit() else 1
+    if jobs < PARALLEL_FROM:
+        return 1
+    return max(1, min(jobs, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1))
+
+
+def _run_jobs(jobs: list[_Job]) -> list:
+    """Every job's result, in order: in forked worker processes when there are many runs and cores."""
+    import multiprocessing
+
+    workers = _workers(len(jobs))
+    if workers < 2 or "fork" not in multiprocessing.get_all_start_methods():
+        return [_read_and_decide(job) for job in jobs]
+    global _JOBS
+    _JOBS = jobs
+    try:
+        with multiprocessing.get_context("fork").Pool(workers) as pool:
+            return pool.map(_job_at, range(len(jobs)), chunksize=1)
+    finally:
+        _JOBS = []
+
+
 def turns_needed(pairs: Sequence[Pair], history: bool = False, all_turns: Sequence[Item] = ()) -> dict[str, frozenset[int]]:
     """Per item id, the turns scoring reads: the anchor turns, and the turns before them with ``history``.
 
@@ -100,9 +160,9 @@ def evaluate(
     """
     manifests = dict(manifests or {})
     adapters: dict[str, Adapter] = {}
-    out: list[ModelRun] = []
     all_warnings = list(warnings)
     all_skipped = list(skipped)
+    jobs: list[_Job] = []
     for run in runs:
         scorer = adapter.for_run(run)
         key = population_key(scorer)
@@ -112,17 +172,16 @@ def evaluate(
             adapters[key] = scorer
             all_warnings.extend(scorer.data_warnings())
         manifest = manifests[key]
-        pairs = manifest.scored
-        needed = turns_needed(pairs, history, tuple(manifest.items.values()) if all_turns else ())
-        try:
-            load = scorer.reader().read(run, needed)
-        except TwinbenchError as exc:  # one unreadable run does not stop the others
-            all_skipped.append((str(run.location), f"cannot be read: {exc}"))
+        needed = turns_needed(manifest.scored, history, tuple(manifest.items.values()) if all_turns else ())
+        jobs.append(_Job(run, key, scorer, manifest, needed, options.count_login, history))
+    out: list[ModelRun] = []
+    for job, result in zip(jobs, _run_jobs(jobs)):
+        if isinstance(result, str):  # one unreadable run does not stop the others
+            all_skipped.append((str(job.run.location), f"cannot be read: {result}"))
             continue
+        decisions, load = result
         all_warnings.extend(load.warnings)
-        decisions = decide(run.model, pairs, manifest.items, load.rollouts, scorer.rule(), options.count_login,
-                           history=history)
-        out.append(ModelRun(run, key, tuple(decisions), load.official, load, all_turns))
+        out.append(ModelRun(job.run, job.population, decisions, load.official, load, all_turns))
     return Evaluation(tuple(out), {k: manifests[k] for k in adapters}, adapters, tuple(all_skipped),
                       tuple(all_warnings))
 
