@@ -171,6 +171,7 @@ def evaluate(
                 manifests[key] = discover_for(scorer, options)
             adapters[key] = scorer
             all_warnings.extend(scorer.data_warnings())
+            scorer.rule(), scorer.reader()  # built once here, so that every worker inherits them
         manifest = manifests[key]
         needed = turns_needed(manifest.scored, history, tuple(manifest.items.values()) if all_turns else ())
         jobs.append(_Job(run, key, scorer, manifest, needed, options.count_login, history))
