@@ -171,7 +171,7 @@ def cmd_score(args: argparse.Namespace, adapter_cls: type[Adapter]) -> int:
         return 0
     scores, evaluation = score(adapter, [Path(p) for p in args.results], args.model, args.scores,
                                _discovery_options(args), _score_options(args), args.bootstrap, args.seed,
-                               args.min_coverage)
+                               args.min_coverage, all_turns=args.all_turns)
     for line in scores.warnings:
         print(f"twinbench: {line}", file=sys.stderr)
     if args.per_item:
@@ -287,6 +287,19 @@ def cmd_build(args: argparse.Namespace, adapter_cls: type[Adapter]) -> int:
 
 
 # ---------------------------------------------------------------------------------------
+# subcommand: calls
+# ---------------------------------------------------------------------------------------
+
+
+def cmd_calls(args: argparse.Namespace, adapter_cls: type[Adapter]) -> int:
+    _check_paths("--results", args.results)
+    adapter = adapter_cls.from_args(args)
+    check = adapter.reader().check_reading([Path(p) for p in args.results], tuple(args.model))
+    report.emit(report.json_text(check.to_json()) if args.format == "json" else check.render(), args.output)
+    return 1 if check.unexplained else 0
+
+
+# ---------------------------------------------------------------------------------------
 # subcommand: new-adapter
 # ---------------------------------------------------------------------------------------
 
@@ -381,7 +394,7 @@ def _check_statistics(args: argparse.Namespace) -> None:
 
 
 def _statistics(parser: argparse.ArgumentParser, what: str) -> argparse._ArgumentGroup:
-    from twinbench.evaluate import DEFAULT_BOOTSTRAP, DEFAULT_SEED
+    from twinbench.defaults import DEFAULT_BOOTSTRAP, DEFAULT_SEED
 
     group = parser.add_argument_group("statistics")
     group.add_argument("--bootstrap", metavar="B", type=int, default=DEFAULT_BOOTSTRAP,
@@ -426,6 +439,9 @@ def build_parser(adapter_cls: type[Adapter] | None = None) -> argparse.ArgumentP
     p.add_argument("--per-item", metavar="FILE", type=Path, default=None,
                    help="also write one CSV row per model and pair to FILE")
     p.add_argument("--wide", action="store_true", help="the table as one wide block (default: two narrow ones)")
+    p.add_argument("--all-turns", action="store_true",
+                   help="read every turn of every item, not only the turns scored, so that every step that looks "
+                        "like a call but gives none is counted (slower)")
     p.add_argument("--explain", action="store_true",
                    help="say what every column means, with the reference policies as the worked example")
     _population(p)
@@ -481,6 +497,20 @@ def build_parser(adapter_cls: type[Adapter] | None = None) -> argparse.ArgumentP
     p.add_argument("--out", metavar="DIR", type=Path, required=True, help="the folder to write the suite into")
     _population(p)
     p.set_defaults(func=cmd_build, needs_adapter=True)
+
+    p = sub.add_parser("calls", help="check the calls twinbench reads against the leaderboard's own reading",
+                       description="For every item the leaderboard stored its own reading of (BFCL: the failed "
+                       "items' model_result_decoded in the score files), compare the function names twinbench "
+                       "reads per turn with it, and classify every difference. Exit 0 when only principled "
+                       "differences remain, 1 when any is unexplained.")
+    p.add_argument("--adapter", metavar="NAME", default=DEFAULT_ADAPTER,
+                   help="the leaderboard adapter (see `twinbench adapters`)")
+    p.add_argument("--results", metavar="DIR", action="append", required=True,
+                   help="a result folder, as for `score` (repeatable); its score files hold the reading")
+    p.add_argument("--model", metavar="NAME", action="append", default=[], help="only this model (repeatable)")
+    p.add_argument("--format", choices=["table", "json"], default="table", help="output format (default table)")
+    p.add_argument("--output", metavar="FILE", type=Path, default=None, help="write the output to FILE")
+    p.set_defaults(func=cmd_calls, needs_adapter=True)
 
     p = sub.add_parser("new-adapter", help="write a package to start a new leaderboard adapter from",
                        description="Write a complete adapter package (module, data file, entry point, and a test "

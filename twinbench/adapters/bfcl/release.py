@@ -62,10 +62,9 @@ class ReleaseData:
 
 def cache_dir() -> Path:
     """The per-user cache: ``$TWINBENCH_CACHE``, else ``$XDG_CACHE_HOME/twinbench``, else ``~/.cache/twinbench``."""
-    if os.environ.get(CACHE_ENV):
-        return Path(os.environ[CACHE_ENV]).expanduser()
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "twinbench"
+    from twinbench.cache import cache_root
+
+    return cache_root()
 
 
 def _dataset_prefix(package: Path) -> str | None:
