@@ -428,6 +428,7 @@ class _ScoreLine(msgspec.Struct):
     id: Any = None
     error: _ScoreError | None = None
     error_type: Any = None
+    model_name: Any = None
 
 
 _UNSET = object()
@@ -457,6 +458,8 @@ def _score_fields(line: bytes, decoder=msgspec.json.Decoder(_ScoreLine)) -> dict
         out["error"] = {"error_type": value.error.error_type}
     if value.error_type is not None:
         out["error_type"] = value.error_type
+    if value.model_name is not None:
+        out["model_name"] = value.model_name
     return out
 
 
