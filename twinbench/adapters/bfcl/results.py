@@ -660,6 +660,8 @@ def read_result_file(path: Path | str, keep_ids: Container[str] | None = None) -
         if not isinstance(entry_id, str) or not entry_id:
             bad_lines.append((lineno, f"id is not a non-empty string ({entry_id!r:.40})"))
             continue
+        if category is not None and entry_id.rsplit("_", 1)[0] != f"multi_turn_{category}":
+            foreign_ids.append(entry_id)  # said even when no pair needs the line
         if keep_ids is not None and entry_id not in keep_ids:
             other_ids += 1
             continue
@@ -675,8 +677,6 @@ def read_result_file(path: Path | str, keep_ids: Container[str] | None = None) -
         del value  # drop the decoded line (the inference_log in particular) at once
         entry = ResultEntry(entry_id, turns, error, logged, lineno, unreadable=odd)
 
-        if category is not None and entry_id.rsplit("_", 1)[0] != f"multi_turn_{category}":
-            foreign_ids.append(entry_id)
         kept = entries.get(entry_id)
         if kept is not None:
             if entry_id not in duplicates:
