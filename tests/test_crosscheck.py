@@ -208,3 +208,15 @@ def test_shared_runs_have_no_unexplained_difference(bfcl_adapter, bfcl_v3_adapte
     assert reports["openai_gpt-oss-120b"].differences_by_kind["bfcl_failed_whole_step"] > 10
     assert main([str(runs)]) == 0
     assert "unexplained" in capsys.readouterr().out
+
+
+def test_twinbench_calls_command(capsys):
+    """The CLI: the shared runs give exit 0 (nothing unexplained); an adapter without a reading says so."""
+    from twinbench.cli import main
+
+    runs = need_shared(BFCL_RUNS / "v3-8b-fc")
+    assert main(["calls", "--adapter", "bfcl", "--results", str(runs)]) == 0
+    out = capsys.readouterr().out
+    assert "meta-llama_Llama-3.1-8B-Instruct-FC" in out and "unexplained" in out
+    assert main(["calls", "--adapter", "bfcl", "--results", str(BFCL_RUNS / "hdc-router")]) == 0
+    assert "nothing to check" in capsys.readouterr().out

@@ -26,7 +26,7 @@ import abc
 import argparse
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, Protocol
 
 from twinbench.errors import TwinbenchError
 from twinbench.model import Call, Item, Rollout, RunLoad, RunRef, RunSearch, Side
@@ -37,11 +37,22 @@ if TYPE_CHECKING:
     from twinbench.replay import Replayer
     from twinbench.rules import DecisionRule
 
-__all__ = ["Adapter", "AdapterError", "Rollout", "RunLoad", "RunReader", "RunRef", "RunSearch"]
+__all__ = ["Adapter", "AdapterError", "ReadingCheck", "Rollout", "RunLoad", "RunReader", "RunRef", "RunSearch"]
 
 
 class AdapterError(TwinbenchError):
     """A problem the user can fix (bad path, missing data, wrong release). One clear message."""
+
+
+class ReadingCheck(Protocol):
+    """The outcome of :meth:`RunReader.check_reading`: a table, a JSON record, and what is unexplained."""
+
+    @property
+    def unexplained(self) -> int: ...
+
+    def render(self) -> str: ...
+
+    def to_json(self) -> dict: ...
 
 
 class RunReader(abc.ABC):
@@ -56,11 +67,19 @@ class RunReader(abc.ABC):
 
     @abc.abstractmethod
     def read(self, run: RunRef, item_ids: Iterable[str]) -> RunLoad:
-        """Read the rollouts of the given items from one run, parsing every step into calls.
+        """Read the rollouts of the given items from one run, parsing their steps into calls.
 
         An item stored as an error, or whose rollout cannot be read, gets a rollout without
         turns and with ``error`` set: it is unscored, never read as "no call".
+
+        ``item_ids`` may be a mapping from item id to the turns scoring reads (iterating it
+        gives the ids, so a reader may ignore the turns). A reader that honours it parses only
+        those turns and leaves the others ``None`` in ``Rollout.turns``.
         """
+
+    def check_reading(self, paths: Sequence[Path], models: Sequence[str] = ()) -> ReadingCheck:
+        """Compare what twinbench reads from the runs with the leaderboard's own reading (``twinbench calls``)."""
+        raise AdapterError("this adapter's runs store no reading of their own to check twinbench's against")
 
     def write(self, directory: Path, model: str, rollouts: Mapping[str, Sequence[Sequence[Sequence[Call]]]]) -> RunRef:
         """Store synthetic rollouts in the leaderboard's own format and return the run.
@@ -103,6 +122,14 @@ class Adapter(abc.ABC):
     def data_warnings(self) -> Sequence[str]:
         """Problems found in the leaderboard's own data (items left out, and why)."""
         return ()
+
+    def cache_key(self) -> str | None:
+        """A content hash of everything discovery depends on (data, labels, curation), or ``None``.
+
+        With a key, discovery's outcome is stored in the twinbench cache and reused while the
+        key (and twinbench's own code) is unchanged; ``None`` (the default) recomputes it.
+        """
+        return None
 
     # -- items and the decision rule ---------------------------------------------------
     @abc.abstractmethod

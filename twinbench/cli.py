@@ -167,6 +167,13 @@ def _check_outputs(*options: tuple[str, Path | None]) -> None:
             raise UsageError(f"{name} {path} is a folder; give a file name")
 
 
+def _folder(value: str) -> Path:
+    """An argparse type for a folder option: an empty value would silently mean the current folder."""
+    if not value.strip():
+        raise argparse.ArgumentTypeError("is empty; give a folder (an empty value would read the current folder)")
+    return Path(value)
+
+
 def _check_paths(option: str, values: Sequence[str]) -> None:
     for value in values:
         if not str(value).strip():
@@ -195,7 +202,7 @@ def cmd_score(args: argparse.Namespace, adapter_cls: type[Adapter]) -> int:
         return 0
     scores, evaluation = score(adapter, [Path(p) for p in args.results], args.model, args.scores,
                                _discovery_options(args), _score_options(args), args.bootstrap, args.seed,
-                               args.min_coverage, replay=args.replay)
+                               args.min_coverage, all_turns=args.all_turns, replay=args.replay)
     for line in scores.warnings:
         print(f"twinbench: {line}", file=sys.stderr)
     if args.per_item:
@@ -258,6 +265,9 @@ def cmd_compare(args: argparse.Namespace, adapter_cls: type[Adapter]) -> int:
     from twinbench.scorecard import render_compare
 
     _check_statistics(args)
+    _check_paths("--baseline", [args.baseline])
+    _check_paths("--treatment", [args.treatment])
+    _check_outputs(("--output", args.output))
     adapter = adapter_cls.from_args(args)
     reader = adapter.reader()
     base = reader.find([Path(args.baseline)], (), args.baseline_scores)
@@ -271,8 +281,8 @@ def cmd_compare(args: argparse.Namespace, adapter_cls: type[Adapter]) -> int:
     results = [compare_arms(adapter, b, t, options, args.bootstrap, args.seed, manifests) for b, t in arms]
     paired = {b.model for b, _ in arms} | {t.model for _, t in arms}
     unpaired = sorted({r.model for r in (*base.runs, *treat.runs)} - paired)
-    comparison = compare_report(results, options, args.bootstrap, args.seed, [*base.warnings, *treat.warnings],
-                                unpaired)
+    found = [*(f"baseline {w}" for w in base.warnings), *(f"treatment {w}" for w in treat.warnings)]
+    comparison = compare_report(results, options, args.bootstrap, args.seed, found, unpaired)
     for line in comparison.warnings:
         print(f"twinbench: {line}", file=sys.stderr)
     report.emit(render_compare(comparison, args.format), args.output)
@@ -296,6 +306,8 @@ def cmd_plot(args: argparse.Namespace, adapter_cls: type[Adapter] | None) -> int
                          "--output FILE`)") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise UsageError(f"--input {args.input} is not the JSON of `twinbench score` ({exc})") from None
+    except OSError as exc:  # a folder, no permission
+        raise UsageError(f"--input {args.input}: cannot be read ({exc.strerror or exc})") from None
     if not isinstance(summary, dict) or not isinstance(summary.get("models"), list):
         raise UsageError(f"--input {args.input} is not the JSON of `twinbench score` (no models list)")
     try:
@@ -323,6 +335,19 @@ def cmd_build(args: argparse.Namespace, adapter_cls: type[Adapter]) -> int:
     for path in paths:
         print(f"  {path}")
     return 0
+
+
+# ---------------------------------------------------------------------------------------
+# subcommand: calls
+# ---------------------------------------------------------------------------------------
+
+
+def cmd_calls(args: argparse.Namespace, adapter_cls: type[Adapter]) -> int:
+    _check_paths("--results", args.results)
+    adapter = adapter_cls.from_args(args)
+    check = adapter.reader().check_reading([Path(p) for p in args.results], tuple(args.model))
+    report.emit(report.json_text(check.to_json()) if args.format == "json" else check.render(), args.output)
+    return 1 if check.unexplained else 0
 
 
 # ---------------------------------------------------------------------------------------
@@ -420,7 +445,7 @@ def _check_statistics(args: argparse.Namespace) -> None:
 
 
 def _statistics(parser: argparse.ArgumentParser, what: str) -> argparse._ArgumentGroup:
-    from twinbench.evaluate import DEFAULT_BOOTSTRAP, DEFAULT_SEED
+    from twinbench.defaults import DEFAULT_BOOTSTRAP, DEFAULT_SEED
 
     group = parser.add_argument_group("statistics")
     group.add_argument("--bootstrap", metavar="B", type=int, default=DEFAULT_BOOTSTRAP,
@@ -463,11 +488,14 @@ def build_parser(adapter_cls: type[Adapter] | None = None) -> argparse.ArgumentP
                    help="a result folder written by the leaderboard's harness (repeatable)")
     p.add_argument("--model", metavar="NAME", action="append", default=[],
                    help="score only this model (repeatable)")
-    p.add_argument("--scores", metavar="DIR", type=Path, default=None,
+    p.add_argument("--scores", metavar="DIR", type=_folder, default=None,
                    help="where the official score files are (default: the sibling score/ tree)")
     p.add_argument("--per-item", metavar="FILE", type=Path, default=None,
                    help="also write one CSV row per model and pair to FILE")
     p.add_argument("--wide", action="store_true", help="the table as one wide block (default: two narrow ones)")
+    p.add_argument("--all-turns", action="store_true",
+                   help="read every turn of every item, not only the turns scored, so that every step that looks "
+                        "like a call but gives none is counted (slower)")
     p.add_argument("--explain", action="store_true",
                    help="say what every column means, with the reference policies as the worked example")
     p.add_argument("--replay", action="store_true",
@@ -518,9 +546,9 @@ def build_parser(adapter_cls: type[Adapter] | None = None) -> argparse.ArgumentP
     p.add_argument("--model", metavar="NAME", action="append", default=[],
                    help="compare only this model (repeatable; default: every model in both trees); "
                         "BASELINE_MODEL=TREATMENT_MODEL pairs runs of different names")
-    p.add_argument("--baseline-scores", metavar="DIR", type=Path, default=None,
+    p.add_argument("--baseline-scores", metavar="DIR", type=_folder, default=None,
                    help="score files of the baseline (default: its sibling score/ tree)")
-    p.add_argument("--treatment-scores", metavar="DIR", type=Path, default=None,
+    p.add_argument("--treatment-scores", metavar="DIR", type=_folder, default=None,
                    help="score files of the treatment (default: its sibling score/ tree)")
     _population(p)
     _statistics(p, "paired cluster-bootstrap resamples for the interval of the change")
@@ -544,6 +572,20 @@ def build_parser(adapter_cls: type[Adapter] | None = None) -> argparse.ArgumentP
     p.add_argument("--out", metavar="DIR", type=Path, required=True, help="the folder to write the suite into")
     _population(p)
     p.set_defaults(func=cmd_build, needs_adapter=True)
+
+    p = sub.add_parser("calls", help="check the calls twinbench reads against the leaderboard's own reading",
+                       description="For every item the leaderboard stored its own reading of (BFCL: the failed "
+                       "items' model_result_decoded in the score files), compare the function names twinbench "
+                       "reads per turn with it, and classify every difference. Exit 0 when only principled "
+                       "differences remain, 1 when any is unexplained.")
+    p.add_argument("--adapter", metavar="NAME", default=DEFAULT_ADAPTER,
+                   help="the leaderboard adapter (see `twinbench adapters`)")
+    p.add_argument("--results", metavar="DIR", action="append", required=True,
+                   help="a result folder, as for `score` (repeatable); its score files hold the reading")
+    p.add_argument("--model", metavar="NAME", action="append", default=[], help="only this model (repeatable)")
+    p.add_argument("--format", choices=["table", "json"], default="table", help="output format (default table)")
+    p.add_argument("--output", metavar="FILE", type=Path, default=None, help="write the output to FILE")
+    p.set_defaults(func=cmd_calls, needs_adapter=True)
 
     p = sub.add_parser("new-adapter", help="write a package to start a new leaderboard adapter from",
                        description="Write a complete adapter package (module, data file, entry point, and a test "

@@ -87,10 +87,16 @@ def _unique_anchor_items(adapter: Adapter) -> list[tuple[Item, int, tuple[str, .
 def _arm(adapter: Adapter, run: RunRef, manifest: Manifest, ask_items, options: DiscoveryOptions) -> Arm:
     pairs = manifest.scored
     # every item: the pairs, the should-ask attempt shares, and official raw over whole categories
+    from twinbench.evaluate import turns_needed
+
     items = manifest.items
-    load = adapter.reader().read(run, sorted(items))
+    needed = turns_needed(pairs)
+    for item, anchor, _ in ask_items:  # the attempt shares read every should-ask item's anchor
+        needed[item.id] = needed.get(item.id, frozenset()) | {anchor}
+    load = adapter.reader().read(run, {i: needed.get(i, frozenset()) for i in sorted(items)})
     rule = adapter.rule()
-    decisions = {d.ask_id: d for d in decide(run.model, pairs, items, load.rollouts, rule, options.count_login)}
+    decisions = {d.ask_id: d for d in decide(run.model, pairs, items, load.rollouts, rule, options.count_login,
+                                             history=False)}
     attempts = {item.id: anchor_attempt(item, anchor, load.rollouts.get(item.id), rule, withheld,
                                         options.count_login)
                 for item, anchor, withheld in ask_items}

@@ -56,8 +56,9 @@ def decide(
     rollouts: Mapping[str, Rollout],
     rule: DecisionRule,
     count_login: bool = False,
+    history: bool = True,
 ) -> list[PairDecision]:
-    """The decision on every pair for one model."""
+    """The decision on every pair for one model (``history``: compare the calls before the anchors)."""
     out: list[PairDecision] = []
     for pair in pairs:
         act_item, ask_item = items[pair.act_id], items[pair.ask_id]
@@ -106,8 +107,8 @@ def decide(
                 attempts_on_ask=tuple(c.name for c in ask_attempts),
                 act_ended_early=act_roll.ended_before(pair.act_anchor_turn),
                 ask_ended_early=ask_roll.ended_before(pair.anchor_turn),
-                same_history=_history(act_roll, pair.act_anchor_turn, act_item, rule)
-                == _history(ask_roll, pair.anchor_turn, ask_item, rule),
+                same_history=(_history(act_roll, pair.act_anchor_turn, act_item, rule)
+                              == _history(ask_roll, pair.anchor_turn, ask_item, rule)) if history else None,
                 off_list=off_list,
             )
         )

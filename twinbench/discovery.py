@@ -28,9 +28,9 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import attrs
-import networkx as nx
 
 from twinbench.adapter import Adapter, AdapterError
 from twinbench.curation import Curation
@@ -48,6 +48,9 @@ from twinbench.model import (
     Side,
 )
 from twinbench.rules import DecisionRule
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 STAGES = ("pairing", "content")
 
@@ -73,7 +76,7 @@ class Manifest:
     curation_reason: str
     should_ask_items: int
     categories: tuple[str, ...]
-    families: nx.Graph = attrs.field(eq=False, repr=False)
+    families: nx.Graph = attrs.field(eq=False, repr=False)  # networkx, imported when discovery runs
     #: every item by id, inline twins included: what decisions and policies look items up in
     items: Mapping[str, Item] = attrs.field(factory=dict, eq=False, repr=False)
     #: every should-act item's fate (the twin of which pairs, or why of none)
@@ -120,6 +123,8 @@ class Manifest:
         out.update(with_cat("scored", scored))
         out["distinct_base_twins_scored"] = len({p.act_id for p in scored})
         out["distinct_base_anchor_turns_scored"] = len({(p.act_id, p.act_anchor_turn) for p in scored})
+        import networkx as nx
+
         out["scenario_families"] = nx.number_connected_components(self.families)
         return out
 
@@ -168,8 +173,16 @@ def funnel_rows(manifest: Manifest) -> list[FunnelRow]:
 
 def discover_for(adapter: Adapter, options: DiscoveryOptions = DiscoveryOptions()) -> Manifest:
     """Run discovery on an adapter's items, hints, effects and curation."""
-    items = adapter.items()
-    return discover(items, adapter.twin_hints(items), adapter.rule(), adapter.curation(), options)
+    def run() -> Manifest:
+        items = adapter.items()
+        return discover(items, adapter.twin_hints(items), adapter.rule(), adapter.curation(), options)
+
+    key = adapter.cache_key()
+    if key is None:
+        return run()
+    from twinbench import cache
+
+    return cache.cached("manifest", cache.key_of([adapter.name, key, repr(attrs.asdict(options))]), run)
 
 
 def locate_anchors(item: Item) -> list[int]:
@@ -443,6 +456,8 @@ def discover(
 
 def _family_graph(items: Sequence[Item], pairs: Sequence[Pair]) -> nx.Graph:
     """Items as nodes; verified twins and shared scenario keys (``Item.family``) as edges."""
+    import networkx as nx
+
     graph = nx.Graph()
     first_of_key: dict[str, str] = {}
     for item in items:
@@ -461,6 +476,8 @@ def _family_graph(items: Sequence[Item], pairs: Sequence[Pair]) -> nx.Graph:
 
 def family_of(graph: nx.Graph, item_id: str) -> set[str]:
     """Every item of the scenario family that ``item_id`` belongs to."""
+    import networkx as nx
+
     return set(nx.node_connected_component(graph, item_id)) if item_id in graph else set()
 
 

@@ -9,7 +9,7 @@ agreement between the two orders.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import attrs
@@ -18,10 +18,11 @@ import numpy as np
 from twinbench import metrics, stats
 from twinbench.adapter import Adapter, AdapterError, RunLoad, RunRef
 from twinbench.decisions import PairDecision, decide
+from twinbench.model import Item, Pair
+from twinbench.defaults import DEFAULT_BOOTSTRAP, DEFAULT_MIN_COVERAGE, DEFAULT_SEED
 from twinbench.discovery import DiscoveryOptions, Manifest, discover_for
 from twinbench.errors import TwinbenchError
 from twinbench.metrics import DecisionMatrix
-from twinbench.model import Pair
 from twinbench.replay import credit, replayed_pairs
 from twinbench.reports import (
     Unread,
@@ -38,10 +39,7 @@ from twinbench.reports import (
 )
 from twinbench.scoring import ScoreOptions
 
-DEFAULT_BOOTSTRAP = 10_000
-DEFAULT_MIN_COVERAGE = 0.9  # ranked: covers at least this share of the pairs the best-covered model covers
 MIN_RANKED_FOR_AGREEMENT = 3  # rank agreement over fewer models is always +-1 or undefined
-DEFAULT_SEED = 20260612
 
 
 @attrs.frozen
@@ -53,6 +51,7 @@ class ModelRun:
     decisions: tuple[PairDecision, ...]
     official: dict[str, bool] | None
     load: RunLoad = attrs.field(repr=False)
+    all_turns: bool = False  # every turn was read (not only the scored ones)
 
 
 @attrs.frozen
@@ -63,6 +62,83 @@ class Evaluation:
     skipped: tuple[tuple[str, str], ...] = ()
     warnings: tuple[str, ...] = ()
     replay: bool = False  # workarounds replayed and credited (``score --replay``)
+
+
+@attrs.frozen(eq=False)
+class _Job:
+    """One run to read and decide, with everything that needs (set up before any worker starts)."""
+
+    run: RunRef
+    population: str
+    scorer: Adapter
+    manifest: Manifest
+    needed: Mapping[str, frozenset[int]]
+    count_login: bool
+    history: bool
+    replay: bool = False
+
+
+def _read_and_decide(job: _Job) -> tuple[tuple[PairDecision, ...], RunLoad] | str:
+    """Read one run and decide its pairs; keep the decisions, not the rollouts (memory stays flat in N)."""
+    try:
+        load = job.scorer.reader().read(job.run, job.needed)
+    except TwinbenchError as exc:
+        return str(exc)
+    decisions = decide(job.run.model, job.manifest.scored, job.manifest.items, load.rollouts, job.scorer.rule(),
+                       job.count_login, history=job.history)
+    if job.replay:
+        decisions = _replayed(job.scorer, job.manifest.scored, decisions, load)
+    return tuple(decisions), attrs.evolve(load, rollouts={})
+
+
+_JOBS: list[_Job] = []  # what forked workers read (they inherit it; nothing is pickled on the way in)
+WORKERS_ENV = "TWINBENCH_WORKERS"
+PARALLEL_FROM = 4  # runs: below this, starting workers costs more than it saves
+
+
+def _job_at(index: int):
+    return _read_and_decide(_JOBS[index])
+
+
+def _workers(jobs: int) -> int:
+    import os
+
+    wanted = os.environ.get(WORKERS_ENV)
+    if wanted is not None:
+        return max(1, min(jobs, int(wanted))) if wanted.isdigit() else 1
+    if jobs < PARALLEL_FROM:
+        return 1
+    return max(1, min(jobs, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1))
+
+
+def _run_jobs(jobs: list[_Job]) -> list:
+    """Every job's result, in order: in forked worker processes when there are many runs and cores."""
+    import multiprocessing
+
+    workers = _workers(len(jobs))
+    if workers < 2 or "fork" not in multiprocessing.get_all_start_methods():
+        return [_read_and_decide(job) for job in jobs]
+    global _JOBS
+    _JOBS = jobs
+    try:
+        with multiprocessing.get_context("fork").Pool(workers) as pool:
+            return pool.map(_job_at, range(len(jobs)), chunksize=1)
+    finally:
+        _JOBS = []
+
+
+def turns_needed(pairs: Sequence[Pair], history: bool = False, all_turns: Sequence[Item] = ()) -> dict[str, frozenset[int]]:
+    """Per item id, the turns scoring reads: the anchor turns, and the turns before them with ``history``.
+
+    Items in ``all_turns`` are read whole (every turn), e.g. to count what is left unread everywhere.
+    """
+    out: dict[str, set[int]] = {}
+    for pair in pairs:
+        for item_id, anchor in ((pair.ask_id, pair.anchor_turn), (pair.act_id, pair.act_anchor_turn)):
+            out.setdefault(item_id, set()).update(range(anchor + 1) if history else (anchor,))
+    for item in all_turns:
+        out.setdefault(item.id, set()).update(range(len(item.turns)))
+    return {item_id: frozenset(turns) for item_id, turns in sorted(out.items())}
 
 
 def population_key(adapter: Adapter) -> str:
@@ -77,18 +153,26 @@ def evaluate(
     skipped: Sequence[tuple[str, str]] = (),
     warnings: Sequence[str] = (),
     manifests: dict[str, Manifest] | None = None,
+    history: bool = False,
+    all_turns: bool = False,
     replay: bool = False,
 ) -> Evaluation:
     """Decide every pair for every run. ``manifests`` (by :func:`population_key`) saves re-discovery.
 
+    Only the anchor turns are read, and with ``history`` the turns before them too (what
+    ``--same-history`` compares); without it, ``PairDecision.same_history`` is ``None``.
+    With ``all_turns`` every turn of every item is read, so that what was left unread is
+    counted everywhere (slower).
+
     ``replay``: replay the tool-removed pairs in the adapter's simulator and credit workarounds
-    (:func:`twinbench.replay.credit`); an adapter that cannot replay calls is one error.
+    (:func:`twinbench.replay.credit`); their should-ask items are read through the anchor. An
+    adapter that cannot replay calls is one error.
     """
     manifests = dict(manifests or {})
     adapters: dict[str, Adapter] = {}
-    out: list[ModelRun] = []
     all_warnings = list(warnings)
     all_skipped = list(skipped)
+    jobs: list[_Job] = []
     for run in runs:
         scorer = adapter.for_run(run)
         key = population_key(scorer)
@@ -97,21 +181,34 @@ def evaluate(
                 manifests[key] = discover_for(scorer, options)
             adapters[key] = scorer
             all_warnings.extend(scorer.data_warnings())
+            scorer.rule(), scorer.reader()  # built once here, so that every worker inherits them
+            if replay:  # the simulator and the reference states too
+                replayer = scorer.sandbox()
+                for pair in replayed_pairs(manifests[key].scored):
+                    replayer.reference_noop(pair)
         manifest = manifests[key]
-        pairs = manifest.scored
-        needed = {p.ask_id for p in pairs} | {p.act_id for p in pairs}
-        try:
-            load = scorer.reader().read(run, sorted(needed))
-        except TwinbenchError as exc:  # one unreadable run does not stop the others
-            all_skipped.append((str(run.location), f"cannot be read: {exc}"))
-            continue
-        all_warnings.extend(load.warnings)
-        decisions = decide(run.model, pairs, manifest.items, load.rollouts, scorer.rule(), options.count_login)
+        needed = turns_needed(manifest.scored, history, tuple(manifest.items.values()) if all_turns else ())
         if replay:
-            decisions = _replayed(scorer, pairs, decisions, load)
-        out.append(ModelRun(run, key, tuple(decisions), load.official, load))
+            needed = _with_replayed_turns(needed, manifest.scored)
+        jobs.append(_Job(run, key, scorer, manifest, needed, options.count_login, history, replay))
+    out: list[ModelRun] = []
+    for job, result in zip(jobs, _run_jobs(jobs)):
+        if isinstance(result, str):  # one unreadable run does not stop the others
+            all_skipped.append((str(job.run.location), f"cannot be read: {result}"))
+            continue
+        decisions, load = result
+        all_warnings.extend(load.warnings)
+        out.append(ModelRun(job.run, job.population, decisions, load.official, load, all_turns))
     return Evaluation(tuple(out), {k: manifests[k] for k in adapters}, adapters, tuple(all_skipped),
                       tuple(all_warnings), replay)
+
+
+def _with_replayed_turns(needed: Mapping[str, frozenset[int]], pairs: Sequence[Pair]) -> dict[str, frozenset[int]]:
+    """``needed`` plus, for each replayed pair, every should-ask turn through the anchor (replay runs them all)."""
+    out = dict(needed)
+    for pair in replayed_pairs(pairs):
+        out[pair.ask_id] = out.get(pair.ask_id, frozenset()) | frozenset(range(pair.anchor_turn + 1))
+    return out
 
 
 def _replayed(scorer: Adapter, pairs: Sequence[Pair], decisions: Sequence[PairDecision], load: RunLoad,
@@ -244,7 +341,8 @@ def unread_of(model_run: ModelRun) -> Unread:
     if off:
         counts[OFF_LIST] = len(off)
         examples += [(OFF_LIST, f"{d.ask_id} / {d.act_id}: {name}") for d, name in off[:2]]
-    return Unread(dict(sorted(counts.items())), tuple(sorted(examples, key=lambda e: e[0])))
+    return Unread(dict(sorted(counts.items())), tuple(sorted(examples, key=lambda e: e[0])),
+                  "every turn" if model_run.all_turns else "the turns scored")
 
 
 def _interval(samples: np.ndarray) -> Interval | None:
@@ -299,7 +397,8 @@ class NoRunsError(AdapterError):
 def score(adapter: Adapter, results: Sequence[Path], models: Sequence[str] = (), official: Path | None = None,
           population: DiscoveryOptions = DiscoveryOptions(), options: ScoreOptions = ScoreOptions(),
           n_boot: int = DEFAULT_BOOTSTRAP, seed: int = DEFAULT_SEED,
-          min_coverage: float = DEFAULT_MIN_COVERAGE, replay: bool = False) -> tuple[ScoreReport, Evaluation]:
+          min_coverage: float = DEFAULT_MIN_COVERAGE, all_turns: bool = False,
+          replay: bool = False) -> tuple[ScoreReport, Evaluation]:
     """``twinbench score``: the runs under ``results`` (or, with none, the reference policies), scored.
 
     ``replay``: credit workarounds (see :func:`evaluate`). Returns the report and the evaluation
@@ -322,7 +421,8 @@ def score(adapter: Adapter, results: Sequence[Path], models: Sequence[str] = (),
             manifests = {population_key(adapter): discover_for(adapter, population)}
             runs = policy_runs(adapter, Path(tmp), next(iter(manifests.values())))
             skipped, warnings = (), ()
-        evaluation = evaluate(adapter, runs, population, skipped, warnings, manifests, replay)
+        evaluation = evaluate(adapter, runs, population, skipped, warnings, manifests, history=options.same_history,
+                              all_turns=all_turns, replay=replay)
         report_ = summarize(evaluation, options, n_boot, seed, population, adapter=adapter.name,
                             embedded_default=not results, min_coverage=min_coverage)
     return attrs.evolve(report_, results_usage=adapter.reader().results_usage), evaluation

@@ -239,18 +239,25 @@ class Rollout:
     """
 
     item_id: str
-    turns: tuple[tuple[tuple[Call, ...], ...], ...] | None
+    turns: tuple[tuple[tuple[Call, ...], ...] | None, ...] | None
     error: str | None = None
     #: the stored output is not a rollout at all (wrong shape): unscored as "unreadable rollout"
     unreadable: bool = False
 
     def calls_on(self, turn: int) -> tuple[Call, ...] | None:
-        """All calls of one turn; ``()`` when the rollout ended before it; ``None`` on error."""
+        """All calls of one turn; ``()`` when the rollout ended before it; ``None`` on error.
+
+        A reader asked for some turns only leaves the others unread (``None`` in ``turns``);
+        asking for one of those is a programming error, not "no call".
+        """
         if self.turns is None:
             return None
         if turn >= len(self.turns):
             return ()
-        return tuple(call for step in self.turns[turn] for call in step)
+        steps = self.turns[turn]
+        if steps is None:
+            raise LookupError(f"turn {turn} of {self.item_id} was not read")
+        return tuple(call for step in steps for call in step)
 
     def ended_before(self, turn: int) -> bool:
         return self.turns is not None and turn >= len(self.turns)

@@ -188,13 +188,16 @@ class Unread:
 
     counts: Mapping[str, int] = attrs.field(factory=dict, converter=_frozen_map)
     examples: tuple[tuple[str, str], ...] = attrs.field(default=(), converter=tuple)
+    #: which steps were read: "the turns scored" (the default) or "every turn" (--all-turns)
+    scope: str = "the turns scored"
 
     @property
     def total(self) -> int:
         return sum(self.counts.values())
 
     def to_json(self) -> dict:
-        return {"counts": dict(self.counts), "examples": [{"kind": k, "example": e} for k, e in self.examples]}
+        return {"counts": dict(self.counts), "examples": [{"kind": k, "example": e} for k, e in self.examples],
+                "scope": self.scope}
 
     def text(self) -> str:
         """One clause for a coverage line, or ``""`` when nothing was left unread."""
@@ -202,7 +205,7 @@ class Unread:
             return ""
         shown = ", ".join(f"{kind} {n}" for kind, n in self.counts.items())
         examples = "; ".join(f"{e}" for _, e in self.examples[:2])
-        return f"not read as calls: {shown}" + (f" (e.g. {examples})" if examples else "")
+        return f"not read as calls on {self.scope}: {shown}" + (f" (e.g. {examples})" if examples else "")
 
 
 #: what ``decision_credited`` credits, without and with ``score --replay``

@@ -92,7 +92,30 @@ class BFCLAdapter(Adapter):
 
     @functools.cached_property
     def _items(self) -> tuple[Item, ...]:
-        return tuple(dataset.to_item(raw, self.data.tools_by_class) for raw in self.data.raw)
+        from twinbench import cache
+
+        def build() -> tuple[Item, ...]:
+            return tuple(dataset.to_item(raw, self.data.tools_by_class) for raw in self.data.raw)
+
+        return cache.cached("bfcl-items", cache.key_of([self.data.fingerprint, sorted(self.data.tools_by_class.items())]),
+                            build)
+
+    @functools.cached_property
+    def _sources_digest(self) -> str:
+        import hashlib
+
+        digest = hashlib.sha256()
+        for cls, path in sorted(self.data.source_files.items()):
+            digest.update(cls.encode())
+            digest.update(path.read_bytes())
+        return digest.hexdigest()
+
+    def cache_key(self) -> str:
+        """The release's data, its simulator sources, and the label and curation files."""
+        from twinbench import cache
+
+        return cache.key_of([self.data.fingerprint, self._sources_digest, _data_file("effects.yaml").read_bytes(),
+                             _data_file("curation.yaml").read_bytes()])
 
     def items(self) -> Sequence[Item]:
         return self._items
@@ -148,6 +171,12 @@ class BFCLAdapter(Adapter):
 
     @functools.cached_property
     def _source_verdicts(self) -> dict[str, SourceVerdict]:
+        from twinbench import cache
+
+        key = cache.key_of([self._sources_digest, sorted(self.data.tools_by_class.items())])
+        return cache.cached("bfcl-source-verdicts", key, self._analyse_sources)
+
+    def _analyse_sources(self) -> dict[str, SourceVerdict]:
         out: dict[str, SourceVerdict] = {}
         for cls, names in self.data.tools_by_class.items():
             path = self.data.source_files[cls]

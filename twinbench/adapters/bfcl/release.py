@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib.metadata
 import importlib.util
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -28,6 +29,7 @@ DEFAULT_RELEASE = "2026.3.23"
 LAST_V3_RELEASE = "2025.8.5"
 CACHE_ENV = "TWINBENCH_CACHE"
 CATEGORIES = ("base", "long_context", "miss_func", "miss_param")
+_RELEASE_RE = re.compile(r"[0-9][0-9A-Za-z]*(?:[.+-][0-9A-Za-z]+)*")  # a PEP 440 version such as 2026.3.23
 
 # the parts of the wheel twinbench reads; everything else is left in the archive
 _WANTED = (
@@ -60,10 +62,9 @@ class ReleaseData:
 
 def cache_dir() -> Path:
     """The per-user cache: ``$TWINBENCH_CACHE``, else ``$XDG_CACHE_HOME/twinbench``, else ``~/.cache/twinbench``."""
-    if os.environ.get(CACHE_ENV):
-        return Path(os.environ[CACHE_ENV]).expanduser()
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "twinbench"
+    from twinbench.cache import cache_root
+
+    return cache_root()
 
 
 def _dataset_prefix(package: Path) -> str | None:
@@ -118,7 +119,8 @@ def pip_fetch(release: str, into: Path) -> Path:
         detail = (proc.stderr or proc.stdout).strip().splitlines()
         raise AdapterError(
             f"could not download bfcl-eval=={release} ({detail[-1] if detail else 'pip failed'}). "
-            "Provide the data instead: --bfcl-root DIR (a bfcl_eval folder or a gorilla checkout), "
+            "Check --bfcl-release, or provide the data instead: --bfcl-root DIR (a bfcl_eval folder or a gorilla "
+            "checkout), "
             f"or `pip install --no-deps bfcl-eval=={release}`, or put an unpacked copy in "
             f"{cache_dir() / 'bfcl-eval' / release} (set {CACHE_ENV} to move the cache)."
         )
@@ -160,6 +162,9 @@ def locate(
             )
         return ReleaseData(package, "unknown", "bfcl-root", _dataset_prefix(package) or "")
 
+    if not _RELEASE_RE.fullmatch(release):  # it also names a cache folder: no path tricks
+        raise AdapterError(f"--bfcl-release {release!r} is not a bfcl-eval version (such as {DEFAULT_RELEASE} or "
+                           f"{LAST_V3_RELEASE})")
     package = installed_package(release)
     if package is not None:
         return ReleaseData(package, release, "installed", _dataset_prefix(package) or "")
@@ -171,9 +176,16 @@ def locate(
 
     log(f"twinbench: fetching bfcl-eval=={release} (the wheel, about 2 MB, no dependencies) into {target.parent}")
     target.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix="twinbench-fetch-") as tmp:
-        wheel = (fetcher or pip_fetch)(release, Path(tmp))
-        _unpack(wheel, target)
+    try:
+        with tempfile.TemporaryDirectory(prefix="twinbench-fetch-") as tmp:
+            wheel = (fetcher or pip_fetch)(release, Path(tmp))
+            _unpack(wheel, target)
+    except AdapterError:
+        try:  # leave no empty cache folder behind for a release that could not be fetched
+            target.parent.rmdir()
+        except OSError:
+            pass
+        raise
     prefix = _dataset_prefix(target)
     if not prefix:
         raise AdapterError(f"bfcl-eval=={release} holds no multi-turn data files (is this a BFCL release?)")

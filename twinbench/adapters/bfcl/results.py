@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import attrs
+import msgspec
 
 from twinbench.errors import TwinbenchError
 
@@ -161,6 +162,7 @@ class ScoreFile:
     ``accuracy``/``correct_count``/``total_count`` come from the summary line (``None``
     when missing or unusable); ``failed`` maps each failed id to its ``error_type``
     (``""`` when the line has none). Items that passed are not listed by BFCL.
+    ``model_names`` holds the distinct ``model_name`` values of the failed lines.
     """
 
     path: Path
@@ -174,6 +176,7 @@ class ScoreFile:
     warnings: tuple[str, ...] = ()
     version: str | None = None
     category: str | None = None
+    model_names: tuple[str, ...] = ()
 
 
 # --------------------------------------------------------------------------- names
@@ -203,8 +206,12 @@ def _count(n: int, singular: str, plural: str | None = None) -> str:
     return f"{n} {singular if n == 1 else (plural or singular + 's')}"
 
 
+def _clip(text: str, limit: int = 80) -> str:
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
 def _examples(ids: Sequence[str]) -> str:
-    shown = ", ".join(ids[:_EXAMPLES])
+    shown = ", ".join(_clip(i) for i in ids[:_EXAMPLES])
     return shown + (f", ... ({len(ids)} in all)" if len(ids) > _EXAMPLES else "")
 
 
@@ -389,11 +396,79 @@ class _LineStats:
     first_bad_utf8: int = 0
 
 
-def _json_lines(path: Path, stats: _LineStats) -> Iterator[tuple[int, Any, str | None]]:
+# --------------------------------------------------------------------------- fast decoding
+#
+# A result line is mostly its ``inference_log``; scoring needs only the id, the result and
+# the user texts of the log. msgspec decodes a line against these few fields and skips the
+# rest without building it (several times faster than ``json.loads`` of the whole line).
+# Any line the typed decoder does not accept (invalid UTF-8, NaN, an odd shape) goes the
+# stdlib way, so the fast path never changes what is read, only how fast.
+
+
+class _Message(msgspec.Struct):
+    role: Any = None
+    content: Any = None
+
+
+class _TurnLog(msgspec.Struct):
+    begin_of_turn_query: list[_Message] | None = None
+
+
+class _ResultLine(msgspec.Struct):
+    id: Any = None
+    result: Any = None
+    inference_log: list[_TurnLog | list[msgspec.Raw]] | None = None
+
+
+class _ScoreError(msgspec.Struct):
+    error_type: Any = None
+
+
+class _ScoreLine(msgspec.Struct):
+    id: Any = None
+    error: _ScoreError | None = None
+    error_type: Any = None
+    model_name: Any = None
+
+
+_UNSET = object()
+
+
+def _result_fields(line: bytes, decoder=msgspec.json.Decoder(_ResultLine)) -> dict[str, Any]:
+    value = decoder.decode(line)
+    if value.id is None:  # no id (or a summary-like line): let the stdlib path say what it is
+        raise ValueError("no id")
+    out: dict[str, Any] = {"id": value.id, "result": value.result}
+    if value.inference_log is not None:
+        out["inference_log"] = [
+            [] if isinstance(turn, list)
+            else ({} if turn.begin_of_turn_query is None else {"begin_of_turn_query": [
+                {"role": m.role, "content": m.content} for m in turn.begin_of_turn_query]})
+            for turn in value.inference_log
+        ]
+    return out
+
+
+def _score_fields(line: bytes, decoder=msgspec.json.Decoder(_ScoreLine)) -> dict[str, Any]:
+    value = decoder.decode(line)
+    if value.id is None:
+        raise ValueError("no id")
+    out: dict[str, Any] = {"id": value.id}
+    if value.error is not None:
+        out["error"] = {"error_type": value.error.error_type}
+    if value.error_type is not None:
+        out["error_type"] = value.error_type
+    if value.model_name is not None:
+        out["model_name"] = value.model_name
+    return out
+
+
+def _json_lines(path: Path, stats: _LineStats, fast=None) -> Iterator[tuple[int, Any, str | None]]:
     """Yield ``(line number, decoded value or None, problem or None)`` for each non-blank line.
 
     Only one line is held at a time (plus one pending invalid line, so that an invalid
-    last line can be reported as truncated).
+    last line can be reported as truncated). ``fast`` decodes a line into the fields the
+    caller needs; a line it refuses is decoded whole with ``json``.
     """
     pending: tuple[int, str, bool] | None = None  # (line, message, looks truncated)
     try:
@@ -410,6 +485,16 @@ def _json_lines(path: Path, stats: _LineStats) -> Iterator[tuple[int, Any, str |
                     yield pending[0], None, f"invalid JSON ({pending[1]})"
                     pending = None
                 had_newline = raw.endswith(b"\n")
+                if fast is not None:
+                    try:
+                        value = fast(raw)
+                    except Exception:  # the stdlib path below decides what the line is
+                        value = _UNSET
+                    if value is not _UNSET:
+                        del raw
+                        yield lineno, value, None
+                        del value
+                        continue
                 try:
                     try:
                         value = json.loads(raw)
@@ -561,7 +646,7 @@ def read_result_file(path: Path | str, keep_ids: Container[str] | None = None) -
     log_problems: list[str] = []
     foreign_ids: list[str] = []
 
-    for lineno, value, problem in _json_lines(path, stats):
+    for lineno, value, problem in _json_lines(path, stats, _result_fields):
         if problem is not None:
             bad_lines.append((lineno, problem))
             continue
@@ -575,6 +660,8 @@ def read_result_file(path: Path | str, keep_ids: Container[str] | None = None) -
         if not isinstance(entry_id, str) or not entry_id:
             bad_lines.append((lineno, f"id is not a non-empty string ({entry_id!r:.40})"))
             continue
+        if category is not None and entry_id.rsplit("_", 1)[0] != f"multi_turn_{category}":
+            foreign_ids.append(entry_id)  # said even when no pair needs the line
         if keep_ids is not None and entry_id not in keep_ids:
             other_ids += 1
             continue
@@ -590,8 +677,6 @@ def read_result_file(path: Path | str, keep_ids: Container[str] | None = None) -
         del value  # drop the decoded line (the inference_log in particular) at once
         entry = ResultEntry(entry_id, turns, error, logged, lineno, unreadable=odd)
 
-        if category is not None and entry_id.rsplit("_", 1)[0] != f"multi_turn_{category}":
-            foreign_ids.append(entry_id)
         kept = entries.get(entry_id)
         if kept is not None:
             if entry_id not in duplicates:
@@ -679,9 +764,10 @@ def read_score_file(path: Path | str) -> ScoreFile:
     correct: int | None = None
     total: int | None = None
     warnings: list[str] = []
+    model_names: list[str] = []
     first = True
 
-    for lineno, value, problem in _json_lines(path, stats):
+    for lineno, value, problem in _json_lines(path, stats, _score_fields):
         is_first, first = first, False
         if problem is not None:
             bad_lines.append((lineno, problem))
@@ -707,6 +793,8 @@ def read_score_file(path: Path | str) -> ScoreFile:
             continue
         error = value.get("error")
         error_type = error.get("error_type") if isinstance(error, dict) else value.get("error_type")
+        if isinstance(value.get("model_name"), str) and value["model_name"] not in model_names:
+            model_names.append(value["model_name"])
         del value
         if entry_id in failed:
             if entry_id not in duplicates:
@@ -740,4 +828,5 @@ def read_score_file(path: Path | str) -> ScoreFile:
         warnings=tuple(warnings),
         version=version,
         category=category,
+        model_names=tuple(model_names),
     )

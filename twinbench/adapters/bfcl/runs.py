@@ -96,6 +96,7 @@ def _compare_logged(items: Mapping[str, Item], entry: results.ResultEntry) -> bo
 
 def read(run: RunRef, item_ids: Iterable[str], items: Mapping[str, Item], dataset_prefix: str) -> RunLoad:
     found: results.RunFiles = run.payload
+    turns_of = item_ids if isinstance(item_ids, Mapping) else None  # the turns scoring reads, per item
     wanted = set(item_ids)
     rollouts: dict[str, Rollout] = {}
     warnings: list[str] = []
@@ -109,7 +110,7 @@ def read(run: RunRef, item_ids: Iterable[str], items: Mapping[str, Item], datase
     for category in SCORED_CATEGORIES:
         path = found.files[category]
         try:
-            rf = results.read_result_file(path)  # every entry: what was left unread is counted over the whole file
+            rf = results.read_result_file(path, keep_ids=None if turns_of is None else wanted)
         except results.ResultsError as exc:
             raise AdapterError(str(exc)) from exc
         warnings.extend(f"{run.model}: {path.name}: {w}" for w in rf.warnings)
@@ -127,10 +128,13 @@ def read(run: RunRef, item_ids: Iterable[str], items: Mapping[str, Item], datase
                     rollouts[entry.id] = Rollout(entry.id, None, entry.error or "no result",
                                                  unreadable=entry.unreadable)
                 continue
-            turns = tuple(tuple(tally.add(read_step(step), f"{entry.id} turn {t}").calls for step in turn)
-                          for t, turn in enumerate(entry.turns))
             if entry.id not in wanted:
                 continue
+            read = turns_of.get(entry.id) if turns_of is not None else None  # None: every turn
+            turns = tuple(
+                tuple(tally.add(read_step(step), f"{entry.id} turn {t}").calls for step in turn)
+                if read is None or t in read else None
+                for t, turn in enumerate(entry.turns))
             rollouts[entry.id] = Rollout(entry.id, turns)
             differs = _compare_logged(items, entry)
             if differs is not None:
@@ -147,10 +151,6 @@ def read(run: RunRef, item_ids: Iterable[str], items: Mapping[str, Item], datase
         )
     notes = {"logged_items": logged, "logged_items_differing": differing, "error_entries": errors}
     remarks = (f"dialogue differs from the release on {differing} of {logged} logged items",) if differing else ()
-    if found.score_files:
-        missing = [c for c in SCORED_CATEGORIES if c not in found.score_files]
-        if missing:
-            warnings.append(f"{run.model}: no score file for {', '.join(missing)}; no official verdicts there")
     return RunLoad(run=run, rollouts=rollouts, warnings=tuple(warnings), notes=notes,
                    official=official or None, remarks=remarks, unread=tally.counts(),
                    unread_examples=tally.examples())
@@ -173,20 +173,21 @@ def _official(run: RunRef, category: str, entries: Mapping[str, results.ResultEn
     except results.ResultsError as exc:
         warnings.append(f"WARNING {run.model}: {exc}; no official verdicts for {category}")
         return None
-    warnings.extend(f"{run.model}: {w}" for w in score.warnings)
     problem = None
-    if score.bad_lines:
-        problem = f"{len(score.bad_lines)} unusable line(s)"
-    elif score.total_count is None or score.correct_count is None:
-        problem = "no usable summary line"
-    elif score.total_count - score.correct_count != len(score.failed):
-        problem = (f"the summary counts {score.total_count - score.correct_count} failed items but "
-                   f"{len(score.failed)} are listed")
+    if score.bad_lines or score.total_count is None or score.correct_count is None \
+            or score.total_count - score.correct_count != len(score.failed):
+        problem = "; ".join(score.warnings) or "no usable summary line"  # the reader's warnings say what is wrong
     elif score.total_count != lines:
-        problem = f"it scores {score.total_count} items but the result file holds {lines}"
-    if problem:
+        problem = "; ".join([*score.warnings, f"it scores {score.total_count} items but the result file holds {lines}"])
+    else:
+        others = sorted({n for n in score.model_names if n.replace("/", "_") != found.model})
+        if others:
+            problem = "; ".join([*score.warnings, f"its failed items are of model {', '.join(others)}, not "
+                                 f"{found.model} (the score file of another model?)"])
+    if problem:  # one line per file, saying every problem once
         warnings.append(f"WARNING {run.model}: {path.name}: {problem}; no official verdicts for {category}")
         return None
+    warnings.extend(f"{run.model}: {path.name}: {w}" for w in score.warnings)
     return {item_id: entry.turns is not None and item_id not in score.failed for item_id, entry in entries.items()}
 
 
@@ -228,3 +229,33 @@ class BFCLRuns(RunReader):
 
     def write(self, directory: Path, model: str, rollouts: Mapping[str, Sequence[Sequence[Sequence[Call]]]]) -> RunRef:
         return write(directory, model, rollouts, self.category_of, self.dataset_prefix)
+
+    def check_reading(self, paths: Sequence[Path], models: Sequence[str] = ()) -> CrossCheck:
+        """Every failed item's turns: twinbench's reading against BFCL's ``model_result_decoded``."""
+        from . import crosscheck
+
+        return CrossCheck(tuple(crosscheck.crosscheck(paths, models)))
+
+
+@attrs.frozen
+class CrossCheck:
+    """``twinbench calls --adapter bfcl``: per model, the agreement with BFCL's decoder."""
+
+    reports: tuple  # crosscheck.CrossCheckReport per model
+
+    @property
+    def unexplained(self) -> int:
+        return sum(len(r.unexplained) for r in self.reports)
+
+    def render(self) -> str:
+        from . import crosscheck
+
+        if not any(r.items_compared for r in self.reports):
+            return ("nothing to check: no score file with BFCL's own reading (model_result_decoded of the "
+                    "failed items) was found beside these runs")
+        return crosscheck.render_table(self.reports)
+
+    def to_json(self) -> dict:
+        from . import crosscheck
+
+        return crosscheck.as_json(self.reports)

@@ -61,7 +61,7 @@ def rollout_of(item_id: str, row: Mapping[str, object], tally: UnreadTally | Non
     message = _message(row)
     if message is not None:
         return Rollout(item_id, ((_calls_of_message(message, tally, item_id),),))
-    return Rollout(item_id, None, NO_RESPONSE)
+    return Rollout(item_id, None, NO_RESPONSE, unreadable=True)  # nothing to read: not a stored error
 
 
 def _item_id(row: Mapping[str, object]) -> str | None:
@@ -160,6 +160,11 @@ class When2CallRuns(RunReader):
             warnings.append(f"{run.model}: {path}: {len(repeated)} item(s) appear more than once "
                             f"(e.g. {', '.join(repeated[:_EXAMPLES])}); the first row is used")
         unusable = sum(1 for r in rollouts.values() if r.turns is None)
+        silent = [i for i, r in rollouts.items() if r.error == NO_RESPONSE]
+        if silent:
+            warnings.append(f"{run.model}: {path}: {len(silent)} row(s) hold no response (no model_response and no "
+                            f"chat-completion message; e.g. {', '.join(silent[:_EXAMPLES])}); the pairs that need "
+                            "them are unscored as unreadable rollouts")
         absent = len(wanted - set(rollouts))
         twins = {i for i in wanted if i.endswith(TWIN_SUFFIX) and i not in self.rows}
         if twins and not twins & set(rollouts):

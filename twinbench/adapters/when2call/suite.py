@@ -20,9 +20,13 @@ import json
 from collections.abc import Mapping
 from pathlib import Path
 
+from typing import TYPE_CHECKING
+
 from twinbench import report
 from twinbench.adapter import AdapterError
-from twinbench.discovery import Manifest, manifest_record
+
+if TYPE_CHECKING:
+    from twinbench.discovery import Manifest
 
 #: a constructed act twin's id: the should-ask row's uuid and this suffix
 TWIN_SUFFIX = "-act"
@@ -100,6 +104,8 @@ def write(manifest: Manifest, rows: Mapping[str, object], data: Mapping[str, str
     paths[0].write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in built), encoding="utf-8")
     paths[1].write_text("".join(json.dumps(openai_request(r), ensure_ascii=False) + "\n" for r in built),
                         encoding="utf-8")
+    from twinbench.discovery import manifest_record
+
     paths[2].write_text(report.json_text({"adapter": "when2call", "data": dict(data), **manifest_record(manifest)}),
                         encoding="utf-8")
     return paths

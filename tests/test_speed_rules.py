@@ -1,0 +1,74 @@
+"""What makes twinbench fast, checked as behaviour (the timings live in benchmarks/)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from builders import tiny_package
+from conftest import BFCL_RUNS, REPO, need_shared
+
+from twinbench import cache
+from twinbench.cli import main
+
+HEAVY = ("numpy", "networkx", "polars")
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["adapters"], ["score", "--help"]])
+def test_start_up_imports_no_heavy_module(argv):
+    code = ("import sys, contextlib, io\nfrom twinbench.cli import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            "    try:\n        main(%r)\n    except SystemExit:\n        pass\n"
+            "print(sorted(m for m in %r if m in sys.modules))" % (argv, HEAVY))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=True)
+    assert out.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_discovery_is_derived_once_and_again_when_the_data_changes(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("TWINBENCH_CACHE", str(tmp_path / "cache"))
+    monkeypatch.delenv("TWINBENCH_NO_CACHE", raising=False)
+    release = tiny_package(tmp_path / "rel")
+
+    def scored() -> int:
+        assert main(["pairs", "--bfcl-root", str(release), "--format", "json"]) == 0
+        return json.loads(capsys.readouterr().out)["counts"]["scored"]
+
+    assert scored() == 2
+    stored = sorted((tmp_path / "cache" / "derived" / "manifest").glob("*.pickle"))
+    assert len(stored) == 1
+    assert scored() == 2 and sorted((tmp_path / "cache" / "derived" / "manifest").glob("*.pickle")) == stored
+    # the miss_func item loses its reference call on the anchor's next turn: a changed release is re-analysed
+    data = release / "data" / "possible_answer" / "BFCL_v4_multi_turn_miss_func.json"
+    data.write_text(json.dumps({"id": "multi_turn_miss_func_0", "ground_truth": [[], ["ls()"]]}) + "\n")
+    assert scored() == 1
+    assert len(list((tmp_path / "cache" / "derived" / "manifest").glob("*.pickle"))) == 2
+
+
+def test_a_damaged_cache_file_is_recomputed(tmp_path, monkeypatch):
+    monkeypatch.setenv("TWINBENCH_CACHE", str(tmp_path))
+    monkeypatch.delenv("TWINBENCH_NO_CACHE", raising=False)
+    assert cache.cached("k", "x", lambda: [1]) == [1]
+    (tmp_path / "derived" / "k" / "x.pickle").write_bytes(b"not a pickle")
+    assert cache.cached("k", "x", lambda: [2]) == [2]
+    monkeypatch.setenv("TWINBENCH_NO_CACHE", "1")
+    assert cache.cached("k", "x", lambda: [3]) == [3]
+
+
+@pytest.mark.shared
+def test_only_the_scored_turns_are_read_unless_all_turns(capsys, bfcl_adapter):
+    runs = need_shared(BFCL_RUNS / "gpt-oss-2025-11")
+
+    def unread(*extra):
+        assert main(["score", "--results", str(runs), "--bootstrap", "0", "--format", "json", *extra]) == 0
+        models = {m["model"]: m for m in json.loads(capsys.readouterr().out)["models"]}
+        return models["openai_gpt-oss-20b"]
+
+    default, everything = unread(), unread("--all-turns")
+    assert everything["unread"]["counts"]["leaked_template_tokens"] == 228
+    assert everything["unread"]["scope"] == "every turn" and default["unread"]["scope"] == "the turns scored"
+    assert 0 < default["unread"]["counts"]["leaked_template_tokens"] < 228
+    for key in ("act", "hold", "decision", "coverage"):  # reading more turns changes no decision
+        assert default[key] == everything[key]

@@ -1,0 +1,93 @@
+"""Derive once, reuse: what depends only on a leaderboard's data, kept in the twinbench cache.
+
+Discovery, the items an adapter builds and its effect analysis depend only on the data
+release and on twinbench's own code, yet cost most of a run's fixed time. They are stored
+under ``<cache>/derived/`` (``$TWINBENCH_CACHE``, else ``$XDG_CACHE_HOME/twinbench``, else
+``~/.cache/twinbench``), keyed by a content hash of everything they depend on **and** of
+twinbench's own source files, so an unchanged release is never re-analysed and a changed one
+(or a changed twinbench) always is. ``TWINBENCH_NO_CACHE=1`` turns the cache off.
+
+The files are pickles that twinbench writes into the user's own cache folder and reads
+back; they hold records derived from benchmark data, never model outputs. A file that
+cannot be read (truncated, another Python) is ignored and rewritten.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+import pickle
+import tempfile
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any, TypeVar
+
+CACHE_ENV = "TWINBENCH_CACHE"
+OFF_ENV = "TWINBENCH_NO_CACHE"
+FORMAT = 1  # bump to orphan every cached file
+
+T = TypeVar("T")
+
+
+def cache_root() -> Path:
+    """The per-user cache folder."""
+    if os.environ.get(CACHE_ENV):
+        return Path(os.environ[CACHE_ENV]).expanduser()
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "twinbench"
+
+
+@functools.lru_cache(maxsize=1)
+def code_fingerprint() -> str:
+    """A hash of twinbench's own source and data files: any change to the code invalidates the cache."""
+    package = Path(__file__).resolve().parent
+    digest = hashlib.sha256(str(FORMAT).encode())
+    for path in sorted(package.rglob("*")):
+        if path.suffix in (".py", ".yaml") and "__pycache__" not in path.parts:
+            digest.update(str(path.relative_to(package)).encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def key_of(parts: Iterable[object]) -> str:
+    """A cache key from strings and bytes (and the code fingerprint)."""
+    digest = hashlib.sha256(code_fingerprint().encode())
+    for part in parts:
+        digest.update(b"\0")
+        digest.update(part if isinstance(part, bytes) else str(part).encode("utf-8"))
+    return digest.hexdigest()
+
+
+def enabled() -> bool:
+    return os.environ.get(OFF_ENV, "") in ("", "0")
+
+
+def cached(kind: str, key: str, compute: Callable[[], T]) -> T:
+    """``compute()``, or its stored result for ``key``; the result is stored when it is new."""
+    if not enabled():
+        return compute()
+    path = cache_root() / "derived" / kind / f"{key}.pickle"
+    try:
+        with path.open("rb") as handle:
+            return pickle.load(handle)
+    except FileNotFoundError:
+        pass
+    except Exception:  # a damaged or foreign file: recompute and replace it
+        pass
+    value = compute()
+    _store(path, value)
+    return value
+
+
+def _store(path: Path, value: Any) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=path.parent, delete=False, suffix=".tmp") as handle:
+            pickle.dump(value, handle, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(handle.name, path)
+    except OSError:  # a read-only or full cache only costs the next run its time
+        try:
+            os.unlink(handle.name)
+        except (OSError, UnboundLocalError):
+            pass
