@@ -574,7 +574,7 @@ def build_parser(adapter_cls: type[Adapter] | None = None) -> argparse.ArgumentP
     p.set_defaults(func=cmd_build, needs_adapter=True)
 
     p = sub.add_parser("calls", help="check the calls twinbench reads against the leaderboard's own reading",
-                       description="For every item the leaderboard stored its own reading of (BFCL: the failed "
+                       description="For every item the leaderboard stored its own reading of (e.g. the failed "
                        "items' model_result_decoded in the score files), compare the function names twinbench "
                        "reads per turn with it, and classify every difference. Exit 0 when only principled "
                        "differences remain, 1 when any is unexplained.")

@@ -290,7 +290,7 @@ What `twinbench score` reports, column by column
 Every row is one model; every number is a percentage of pairs. A pair is the same request
 twice: complete (the should-act twin) and with one value or one tool removed (the should-ask
 twin). The anchor turn is the turn where the two differ. A model attempts the action on an
-anchor turn when it makes a call there that the adapter's rule counts as acting (for BFCL: a
+anchor turn when it makes a call there that the adapter's rule counts as acting (for a stateful suite: a
 world-changing call of a function on the turn's tool list, the withheld one included).
 
   pairs     scored pairs / pairs in the population (the rest are unscored: missing, error
