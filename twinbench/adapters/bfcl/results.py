@@ -174,6 +174,8 @@ class ScoreFile:
     warnings: tuple[str, ...] = ()
     version: str | None = None
     category: str | None = None
+    #: the turn each failed id's error names (see :func:`failure_turn`); ``None`` when it names none
+    failure_turns: Mapping[str, int | None] = attrs.field(factory=dict)
 
 
 # --------------------------------------------------------------------------- names
@@ -661,6 +663,33 @@ def _summary_numbers(value: dict[str, Any]) -> tuple[float | None, int | None, i
     return number("accuracy", float), number("correct_count", int), number("total_count", int), problems
 
 
+_TURN_IN_MESSAGE = re.compile(r"\bfor turn (\d+)\b")
+
+
+def failure_turn(error: Any) -> int | None:
+    """The 0-based turn a failed item's ``error`` names, or ``None``.
+
+    BFCL's multi-turn checker names it in the message of empty-turn and response-mismatch
+    failures ("... for turn 3"); a state-mismatch failure stores one execution record per
+    turn checked, up to and including the failing one, so the turn is their number minus
+    one. Force-terminated and inference-error failures name no turn.
+    """
+    if not isinstance(error, dict):
+        return None
+    message = error.get("error_message")
+    if isinstance(message, str):
+        match = _TURN_IN_MESSAGE.search(message)
+        if match:
+            return int(match.group(1))
+    details = error.get("details")
+    records = error.get("execution_result")
+    if records is None and isinstance(details, dict):
+        records = details.get("execution_result")
+    if isinstance(records, list) and records:
+        return len(records) - 1
+    return None
+
+
 def read_score_file(path: Path | str) -> ScoreFile:
     """Read one ``BFCL_v*_multi_turn_<category>_score.json`` line by line.
 
@@ -673,6 +702,7 @@ def read_score_file(path: Path | str) -> ScoreFile:
 
     stats = _LineStats()
     failed: dict[str, str] = {}
+    failure_turns: dict[str, int | None] = {}
     duplicates: list[str] = []
     bad_lines: list[tuple[int, str]] = []
     accuracy: float | None = None
@@ -713,6 +743,7 @@ def read_score_file(path: Path | str) -> ScoreFile:
                 duplicates.append(entry_id)
             continue
         failed[entry_id] = error_type if isinstance(error_type, str) else ""
+        failure_turns[entry_id] = failure_turn(error)
 
     warnings[:0] = _common_warnings(stats, bad_lines, "score")
     if duplicates:
@@ -740,4 +771,5 @@ def read_score_file(path: Path | str) -> ScoreFile:
         warnings=tuple(warnings),
         version=version,
         category=category,
+        failure_turns=failure_turns,
     )
