@@ -164,7 +164,7 @@ def cmd_score(args: argparse.Namespace, adapter_cls: type[Adapter]) -> int:
         return 0
     scores, evaluation = score(adapter, [Path(p) for p in args.results], args.model, args.scores,
                                _discovery_options(args), _score_options(args), args.bootstrap, args.seed,
-                               args.min_coverage)
+                               args.min_coverage, diagnostics=args.diagnostics)
     for line in scores.warnings:
         print(f"twinbench: {line}", file=sys.stderr)
     if args.per_item:
@@ -429,6 +429,10 @@ def build_parser(adapter_cls: type[Adapter] | None = None) -> argparse.ArgumentP
     p.add_argument("--wide", action="store_true", help="the table as one wide block (default: two narrow ones)")
     p.add_argument("--explain", action="store_true",
                    help="say what every column means, with the reference policies as the worked example")
+    p.add_argument("--diagnostics", action="store_true",
+                   help="also say what each model did around its decisions: held-back turns (silent, looked up "
+                        "first), placeholder arguments, where held-back items are lost officially, attempts "
+                        "behind official passes, calls of a withheld tool")
     _population(p)
     group = _statistics(p, "cluster-bootstrap resamples for the 95%% intervals")
     group.add_argument("--min-coverage", metavar="SHARE", type=float, default=0.9,

@@ -107,7 +107,7 @@ def evaluate(
 def summarize(evaluation: Evaluation, options: ScoreOptions = ScoreOptions(), n_boot: int = DEFAULT_BOOTSTRAP,
               seed: int = DEFAULT_SEED, population: DiscoveryOptions | None = None, *,
               adapter: str | None = None, embedded_default: bool = False,
-              min_coverage: float = DEFAULT_MIN_COVERAGE) -> ScoreReport:
+              min_coverage: float = DEFAULT_MIN_COVERAGE, diagnostics: bool = False) -> ScoreReport:
     """Per-model scores and the statistics around them, as a :class:`~twinbench.reports.ScoreReport`.
 
     Intervals use each model's own covered pairs. Ranks, rank-1 shares and rank agreement
@@ -115,7 +115,8 @@ def summarize(evaluation: Evaluation, options: ScoreOptions = ScoreOptions(), n_
     A model covering fewer than ``min_coverage`` of the pairs the best-covered model of its
     population covers is scored but not ranked; rank agreement needs three ranked models.
     ``adapter`` names the adapter in the report (default: the one that scored the runs);
-    ``embedded_default`` marks the built-in reference policies.
+    ``embedded_default`` marks the built-in reference policies; ``diagnostics`` adds each model's
+    :class:`~twinbench.diagnostics.Diagnostics` on the pairs its scores count.
     """
     models: list[ModelScore] = []
     agreements: list[RankAgreement] = []
@@ -124,7 +125,7 @@ def summarize(evaluation: Evaluation, options: ScoreOptions = ScoreOptions(), n_
         groups.setdefault(model_run.population, []).append(model_run)
     for key, group in groups.items():
         scores, agreement = _summarize_group(group, evaluation.manifests[key], evaluation.adapters[key], options,
-                                             n_boot, seed, min_coverage)
+                                             n_boot, seed, min_coverage, diagnostics)
         models.extend(scores)
         if agreement is not None:
             agreements.append(agreement)
@@ -145,7 +146,7 @@ def summarize(evaluation: Evaluation, options: ScoreOptions = ScoreOptions(), n_
 
 def _summarize_group(group: list[ModelRun], manifest: Manifest, adapter: Adapter, options: ScoreOptions,
                      n_boot: int, seed: int, min_coverage: float = DEFAULT_MIN_COVERAGE,
-                     ) -> tuple[list[ModelScore], RankAgreement | None]:
+                     diagnostics: bool = False) -> tuple[list[ModelScore], RankAgreement | None]:
     """The models of one population, every rate from one decision matrix."""
     matrix = DecisionMatrix.build([(mr.run.model, mr.decisions) for mr in group])
     distinct = options.distinct_anchor_turns
@@ -189,6 +190,7 @@ def _summarize_group(group: list[ModelRun], manifest: Manifest, adapter: Adapter
             run_notes=model_run.load.notes, remarks=model_run.load.remarks, ci=ci, rank1=rank1,
             official=metrics.official(matrix, m, keep[:, m], model_run.official),
             unread=unread_of(model_run),
+            diagnostics=_diagnostics(model_run, manifest, matrix, keep[:, m]) if diagnostics else None,
             ranking=Ranking(among=n_ranked, pairs=int(shared_rows.sum()),
                             decision=metrics.value(ranked.decision[m]) if ranked_cols[m] else None,
                             official_ask_items=(None if official_shared is None or not ranked_cols[m]
@@ -201,6 +203,14 @@ def _summarize_group(group: list[ModelRun], manifest: Manifest, adapter: Adapter
     records = _ranks(records)
     data = str(described.get("release", adapter.name))
     return records, _agreement(records, data, int(shared_rows.sum()))
+
+
+def _diagnostics(model_run: ModelRun, manifest: Manifest, matrix: DecisionMatrix, keep: np.ndarray):
+    """The model's diagnostics on the pairs its scores count (``keep``: its column of the kept matrix)."""
+    from twinbench.diagnostics import diagnose
+
+    counted = {matrix.ask_ids[i] for i in np.flatnonzero(keep)}
+    return diagnose(model_run.decisions, manifest.scored, model_run.load, counted)
 
 
 def _shares_of_ranked(samples: np.ndarray, ranked: np.ndarray) -> np.ndarray:
@@ -276,7 +286,7 @@ class NoRunsError(AdapterError):
 def score(adapter: Adapter, results: Sequence[Path], models: Sequence[str] = (), official: Path | None = None,
           population: DiscoveryOptions = DiscoveryOptions(), options: ScoreOptions = ScoreOptions(),
           n_boot: int = DEFAULT_BOOTSTRAP, seed: int = DEFAULT_SEED,
-          min_coverage: float = DEFAULT_MIN_COVERAGE) -> tuple[ScoreReport, Evaluation]:
+          min_coverage: float = DEFAULT_MIN_COVERAGE, diagnostics: bool = False) -> tuple[ScoreReport, Evaluation]:
     """``twinbench score``: the runs under ``results`` (or, with none, the reference policies), scored.
 
     Returns the report and the evaluation it was made from (the per-item CSV reads the latter).
@@ -297,7 +307,7 @@ def score(adapter: Adapter, results: Sequence[Path], models: Sequence[str] = (),
             skipped, warnings = (), ()
         evaluation = evaluate(adapter, runs, population, skipped, warnings, manifests)
         report_ = summarize(evaluation, options, n_boot, seed, population, adapter=adapter.name,
-                            embedded_default=not results, min_coverage=min_coverage)
+                            embedded_default=not results, min_coverage=min_coverage, diagnostics=diagnostics)
     return attrs.evolve(report_, results_usage=adapter.reader().results_usage), evaluation
 
 

@@ -20,6 +20,7 @@ from typing import Any
 
 import attrs
 
+from twinbench.diagnostics import Diagnostics
 from twinbench.discovery import DiscoveryOptions
 from twinbench.scoring import ScoreOptions
 
@@ -235,6 +236,7 @@ class ModelScore:
     official: OfficialScore | None = None
     rank_decision: int | None = None  # omitted when not ranked
     unread: Unread = attrs.field(factory=lambda: Unread())
+    diagnostics: Diagnostics | None = None  # omitted unless asked for (score --diagnostics, report)
 
     @property
     def release(self) -> Any:
@@ -256,6 +258,8 @@ class ModelScore:
             out["rank1"] = dict(self.rank1)
         if self.rank_decision is not None:
             out["rank_decision"] = self.rank_decision
+        if self.diagnostics is not None:
+            out["diagnostics"] = self.diagnostics.to_json()
         return out
 
 

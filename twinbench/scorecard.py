@@ -203,6 +203,82 @@ def _score_csv(summary: ScoreReport) -> str:
     return report.csv_text(headers, rows)
 
 
+def _count(value: int | None) -> str:
+    return "-" if value is None else str(value)
+
+
+def _share(part: int, whole: int, share: float | None) -> str:
+    return "-" if share is None else f"{share:.1f}% ({part}/{whole})"
+
+
+DIAGNOSTIC_HEADERS = (
+    ("model", "held back", "silent", "looked up first", "placeholders ask", "placeholders act"),
+    ("model", "failed", "before", "later empty", "later mismatch", "pass attempt", "by name", "other"),
+)
+
+DIAGNOSTICS_LEGEND = (
+    "held back: should-ask anchor turns without an attempt; silent: of those, no step holds text; looked up "
+    "first: of those, a call of the turn's tools (none acting)",
+    "placeholders: % of the attempts (calls) on the should-ask / should-act anchor turns with an empty-string "
+    "or marker argument (TBD, ?, <...>, unknown, placeholder, ...)",
+    "failed: held-back should-ask items the leaderboard fails; before / later empty / later mismatch: where, "
+    "by the failure's turn (before the anchor, after it) and kind (an empty turn, a state or response mismatch)",
+    "pass attempt: % of the should-ask items the leaderboard passes with an attempt on the anchor turn; "
+    "by name / other: pairs withholding a tool with an attempt there, calling the withheld tool by name / not",
+)
+
+
+def diagnostic_rows(r: ModelScore) -> tuple[list, list]:
+    """One model's two diagnostics rows (the table's two blocks), ``-`` where a figure is not told."""
+    d = r.diagnostics
+    p = d.placeholders
+    lost, side = d.held_back_lost, d.pass_side
+    first = [r.model, d.held_back.turns, _count(d.held_back.silent), d.held_back.looked_up_first,
+             _share(p.ask_marked, p.ask_calls, p.ask), _share(p.act_marked, p.act_calls, p.act)]
+    second = [r.model, "-" if lost is None else lost.failed,
+              *(["-"] * 3 if lost is None else [_count(lost.before_anchor), _count(lost.later_empty_turn),
+                                                _count(lost.later_mismatch)]),
+              "-" if side is None else _share(side.attempted, side.passed, side.share),
+              d.withheld_calls.removed_name, d.withheld_calls.other]
+    return first, second
+
+
+def diagnostic_notes(summary: ScoreReport) -> list[str]:
+    """What the diagnostics could not tell, per model."""
+    notes = []
+    for r in summary.models:
+        d = r.diagnostics
+        if d is None:
+            continue
+        if not d.stores_text:
+            notes.append(f"{r.model}: the run keeps text on no step (its harness stored only the calls), so "
+                         "silent is not told")
+        if d.held_back_lost is None:
+            notes.append(f"{r.model}: no official verdicts (score files), so held-back failed and pass side are "
+                         "not told")
+    return notes
+
+
+def _diagnostics_text(summary: ScoreReport, fmt: str) -> str:
+    models = [r for r in summary.models if r.diagnostics is not None]
+    if not models:
+        return ""
+    rows = [diagnostic_rows(r) for r in models]
+    blocks = []
+    for k, headers in enumerate(DIAGNOSTIC_HEADERS):
+        body = [row[k] for row in rows]
+        if fmt == "markdown":
+            blocks.append(report.markdown_table(list(headers), body))
+        else:
+            blocks.append(report.table(list(headers), body, [False] + [True] * (len(headers) - 1)))
+    lines = diagnostic_notes(summary) + list(DIAGNOSTICS_LEGEND)
+    if fmt == "markdown":
+        return ("**diagnostics** (on the pairs each model's scores count)\n\n" + "\n\n".join(blocks) + "\n\n"
+                + "\n".join(f"- {n}" for n in lines) + "\n")
+    return ("diagnostics (on the pairs each model's scores count)\n\n" + "\n\n".join(blocks) + "\n\n"
+            + "\n".join(_wrap(lines)) + "\n")
+
+
 def render_score(summary: ScoreReport, fmt: str, wide: bool = False) -> str:
     """``twinbench score`` output; the table is narrow (two blocks within 100 columns) unless ``wide``."""
     if fmt == "json":
@@ -221,13 +297,15 @@ def render_score(summary: ScoreReport, fmt: str, wide: bool = False) -> str:
     notes = _notes(summary)
     hint = [n for n in notes if n.startswith("score your own run:")]  # the last line, after the legend
     notes = [n for n in notes if n not in hint]
+    diagnostics = _diagnostics_text(summary, fmt)
+    diagnostics = "\n" + diagnostics if diagnostics else ""
     if fmt == "markdown":
         return ("\n\n".join(blocks) + "\n\n" + "\n".join(f"- {n}" for n in notes + hint) + "\n\n"
-                + "\n".join(f"- {n}" for n in LEGEND) + "\n")
+                + "\n".join(f"- {n}" for n in LEGEND) + "\n" + diagnostics)
     if wide:
-        return "\n\n".join(blocks) + "\n\n" + "\n".join(notes + hint) + "\n"
+        return "\n\n".join(blocks) + "\n\n" + "\n".join(notes + hint) + "\n" + diagnostics
     return ("\n\n".join(blocks) + "\n\n" + "\n".join(_wrap(notes)) + "\n\n" + "\n".join(_wrap(LEGEND))
-            + "".join("\n" + h for h in hint) + "\n")
+            + "".join("\n" + h for h in hint) + "\n" + diagnostics)
 
 
 EXPLAIN = """\
