@@ -178,6 +178,33 @@ def _skipped_text(skipped) -> str:
 
 
 # ---------------------------------------------------------------------------------------
+# subcommand: report
+# ---------------------------------------------------------------------------------------
+
+
+def cmd_report(args: argparse.Namespace, adapter_cls: type[Adapter]) -> int:
+    from twinbench.evaluate import score
+    from twinbench.htmlreport import build_page
+
+    _check_statistics(args)
+    _check_paths("--results", args.results)
+    _check_outputs(("--output", args.output))
+    if not args.results and (args.model or args.scores):
+        raise UsageError("--model and --scores need --results")
+    adapter = adapter_cls.from_args(args)
+    scores, evaluation = score(adapter, [Path(p) for p in args.results], args.model, args.scores,
+                               _discovery_options(args), n_boot=args.bootstrap, seed=args.seed, diagnostics=True)
+    for line in scores.warnings:
+        print(f"twinbench: {line}", file=sys.stderr)
+    page = build_page(scores, evaluation, args.title)
+    report.emit(page, args.output)
+    pairs = sum(len(m.decisions) for m in evaluation.runs)
+    print(f"report written to {args.output}: {len(scores.models)} models, {pairs} pair decisions, "
+          f"{len(page.encode('utf-8')) / 1024:.0f} KiB", file=sys.stderr)
+    return 0
+
+
+# ---------------------------------------------------------------------------------------
 # subcommand: compare
 # ---------------------------------------------------------------------------------------
 
@@ -446,6 +473,29 @@ def build_parser(adapter_cls: type[Adapter] | None = None) -> argparse.ArgumentP
     group.add_argument("--drop-ended-early", action="store_true",
                        help="drop pairs where either rollout ended before the anchor turn")
     p.set_defaults(func=cmd_score, needs_adapter=True)
+
+    p = sub.add_parser(
+        "report",
+        help="write one self-contained HTML page: scores, charts, diagnostics and every pair's drill-down",
+        description="Score the runs (default: the built-in reference policies) and write one HTML file that "
+        "opens offline: the score table with intervals and coverage, the act-vs-hold and official-vs-decision "
+        "charts, the decision by category, the diagnostics, and for every pair and model the anchor turn's "
+        "words on both sides, the calls made, the decision and the official verdict, filterable by model, "
+        "category and outcome.",
+    )
+    p.add_argument("--adapter", metavar="NAME", default=DEFAULT_ADAPTER,
+                   help=f"the leaderboard adapter (default {DEFAULT_ADAPTER}; see `twinbench adapters`)")
+    p.add_argument("--results", metavar="DIR", action="append", default=[],
+                   help="a result folder written by the leaderboard's harness (repeatable)")
+    p.add_argument("--model", metavar="NAME", action="append", default=[],
+                   help="report only this model (repeatable)")
+    p.add_argument("--scores", metavar="DIR", type=Path, default=None,
+                   help="where the official score files are (default: the sibling score/ tree)")
+    p.add_argument("--output", metavar="FILE", type=Path, required=True, help="the HTML file to write")
+    p.add_argument("--title", default=None, help="the page title (default: twinbench report)")
+    _population(p)
+    _statistics(p, "cluster-bootstrap resamples for the 95%% intervals")
+    p.set_defaults(func=cmd_report, needs_adapter=True)
 
     p = sub.add_parser(
         "compare",

@@ -109,7 +109,7 @@ def _wrap(lines: Sequence[str], width: int = NARROW_WIDTH) -> list[str]:
                                                         break_on_hyphens=False) or [""]]
 
 
-def _groups(summary: ScoreReport) -> list[tuple[str, list[ModelScore]]]:
+def group_models(summary: ScoreReport) -> list[tuple[str, list[ModelScore]]]:
     groups: dict[str, list[ModelScore]] = {}
     for r in summary.models:
         d = r.data
@@ -123,7 +123,7 @@ def _flags(options) -> list[str]:
     return ["--" + name.replace("_", "-") for name, on in attrs.asdict(options).items() if on]
 
 
-def _coverage_line(r: ModelScore) -> str:
+def coverage_line(r: ModelScore) -> str:
     cov: Coverage = r.coverage
     parts = [f"{n} unscored ({why})" for why, n in cov.unscored.items()]
     if cov.act_ended_before_anchor or cov.ask_ended_before_anchor:
@@ -140,7 +140,7 @@ def _coverage_line(r: ModelScore) -> str:
             + (f"; {'; '.join(parts)}" if parts else ""))
 
 
-def _notes(summary: ScoreReport) -> list[str]:
+def score_notes(summary: ScoreReport) -> list[str]:
     lines = []
     boot = summary.bootstrap
     if boot.resamples:
@@ -162,7 +162,7 @@ def _notes(summary: ScoreReport) -> list[str]:
     for r in summary.models:
         if not r.ranking.ranked:
             lines.append(f"not ranked: {r.model} {r.ranking.reason} (--min-coverage); its scores stand on its own pairs")
-    lines += [_coverage_line(r) for r in summary.models]
+    lines += [coverage_line(r) for r in summary.models]
     for agreement in summary.rank_agreement:
         lines.append(f"rank agreement on {agreement.data}, official raw vs decision over {agreement.models} "
                      f"ranked models and their {agreement.pairs} shared pairs: Spearman {agreement.spearman:.2f}, "
@@ -286,7 +286,7 @@ def render_score(summary: ScoreReport, fmt: str, wide: bool = False) -> str:
     if fmt == "csv":
         return _score_csv(summary)
     blocks = []
-    for label, models in _groups(summary):
+    for label, models in group_models(summary):
         if fmt == "markdown":
             blocks.append(f"**{label}**\n\n" + report.markdown_table(_headers(models), _rows(models)))
         elif wide:
@@ -294,7 +294,7 @@ def render_score(summary: ScoreReport, fmt: str, wide: bool = False) -> str:
                                                         [False] + [True] * (len(_headers(models)) - 1)))
         else:
             blocks.append("\n".join(_wrap([label])) + "\n\n" + "\n\n".join(_narrow_blocks(models)))
-    notes = _notes(summary)
+    notes = score_notes(summary)
     hint = [n for n in notes if n.startswith("score your own run:")]  # the last line, after the legend
     notes = [n for n in notes if n not in hint]
     diagnostics = _diagnostics_text(summary, fmt)
