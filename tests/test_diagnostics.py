@@ -134,6 +134,22 @@ def test_silent_is_not_told_when_the_run_keeps_no_text():
     assert out.held_back_lost is None and out.pass_side is None and out.to_json()["pass_side_attempt"] is None
 
 
+def test_silent_is_zero_without_held_back_turns_whether_text_is_kept_or_not():
+    rollout = Rollout("ask_0", (((),), ((Call("mv"),),)))
+    out = dg.diagnose([_decision(0, False, ask_attempts=(Call("mv"),))], [_pair(0)], _load([rollout]))
+    assert out.held_back == dg.HeldBack(turns=0, silent=0, looked_up_first=0)
+
+
+def test_when2call_rollouts_keep_the_reply_text():
+    from twinbench.adapters.when2call.runs import rollout_of
+
+    assert rollout_of("x", {"model_response": "Which city do you mean?"}).texts == (("Which city do you mean?",),)
+    call = rollout_of("x", {"model_response": '{"name": "get_weather", "arguments": {"city": "Paris"}}'})
+    assert call.texts == (("",),) and call.turns[0][0][0].name == "get_weather"
+    message = rollout_of("x", {"choices": [{"message": {"content": "I cannot do that."}}]})
+    assert message.texts == (("I cannot do that.",),)
+
+
 def test_verdicts_without_failure_kinds_leave_the_places_untold():
     out = dg.diagnose([_decision(0, True)], [_pair(0)], _load([_rollout(0, "")], {"ask_0": False}))
     assert out.held_back_lost == dg.HeldBackLost(failed=1, before_anchor=None, later_empty_turn=None,

@@ -7,7 +7,7 @@ verdicts and failures. Nothing here knows a leaderboard. The rules, each in one 
 
 held back       a should-ask anchor turn with no attempt (``PairDecision.held_back``);
   silent        held back, and no step of the anchor turn holds text (``Rollout.texts``); not
-                told (``None``) when the run keeps text on no step at all;
+                told (``None``) when the run keeps text on no step at all (and holds back somewhere);
   looked up first  held back, with a call on the anchor turn's tool list (none of which counts
                 as acting, since the turn holds no attempt): the model looked something up;
 placeholder     an attempt with an argument that is an empty string or a marker
@@ -231,7 +231,7 @@ def diagnose(decisions: Sequence[PairDecision], pairs: Sequence[Pair], load: Run
     held = [d for d in rows if d.held_back]
     held_back = HeldBack(
         turns=len(held),
-        silent=sum(silent(d, load.rollouts.get(d.ask_id)) for d in held) if texts else None,
+        silent=sum(silent(d, load.rollouts.get(d.ask_id)) for d in held) if texts or not held else None,
         looked_up_first=sum(looked_up_first(d) for d in held),
     )
     ask_calls = [c for d in rows for c in d.ask_attempt_calls]

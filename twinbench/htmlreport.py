@@ -282,7 +282,10 @@ def build_page(summary: ScoreReport, evaluation: Evaluation, title: str | None =
     count_login = summary.population_options.count_login
     categories = sorted({c for r in summary.models for c in r.by_category})
     diagnostics = [(r.model, *scorecard.diagnostic_rows(r)) for r in summary.models if r.diagnostics is not None]
-    notes = [n for n in scorecard.score_notes(summary) if not n.startswith("coverage ")]
+    notes = [n for n in scorecard.score_notes(summary) if not n.startswith(("coverage ", "score your own run:"))]
+    if summary.embedded_default:
+        notes.append(f"report on your own runs: twinbench report --adapter {summary.adapter} {summary.results_usage} "
+                     "--output report.html")
     page = env.get_template("report.html.j2").render(
         title=title or ("twinbench report: reference policies" if summary.embedded_default else "twinbench report"),
         version=__version__,

@@ -245,17 +245,16 @@ def diagnostic_rows(r: ModelScore) -> tuple[list, list]:
 
 def diagnostic_notes(summary: ScoreReport) -> list[str]:
     """What the diagnostics could not tell, per model."""
+    models = [r for r in summary.models if r.diagnostics is not None]
+    mute = [r.model for r in models if r.diagnostics.held_back.silent is None]
+    unjudged = [r.model for r in models if r.diagnostics.held_back_lost is None]
     notes = []
-    for r in summary.models:
-        d = r.diagnostics
-        if d is None:
-            continue
-        if not d.stores_text:
-            notes.append(f"{r.model}: the run keeps text on no step (its harness stored only the calls), so "
-                         "silent is not told")
-        if d.held_back_lost is None:
-            notes.append(f"{r.model}: no official verdicts (score files), so held-back failed and pass side are "
-                         "not told")
+    if mute:
+        notes.append(f"silent is not told for {', '.join(mute)}: the run keeps text on no step (its harness "
+                     "stored only the calls)")
+    if unjudged:
+        notes.append(f"failed, before, later and pass attempt are not told for {', '.join(unjudged)}: no official "
+                     "verdicts were found with the run")
     return notes
 
 
