@@ -136,11 +136,18 @@ def test_output_is_required(release, capsys):
     assert stop.value.code == 2 and "--output" in capsys.readouterr().err
 
 
-@pytest.mark.shared
-def test_gpt_oss_report_size_and_content(tmp_path, bfcl_adapter, capsys):
+@pytest.fixture(scope="module")
+def gpt_oss_page(tmp_path_factory, bfcl_adapter) -> Path:
+    """The report on the two published gpt-oss runs, made once for the tests below."""
     runs = need_shared(BFCL_RUNS / "gpt-oss-2025-11")
-    out = tmp_path / "report.html"
-    assert main(["report", "--results", str(runs), "--output", str(out), "--bootstrap", "200"]) == 0
+    out = tmp_path_factory.mktemp("gpt-oss") / "report.html"
+    assert main(["report", "--results", str(runs), "--output", str(out), "--bootstrap", "1000"]) == 0
+    return out
+
+
+@pytest.mark.shared
+def test_gpt_oss_report_size_and_content(gpt_oss_page):
+    out = gpt_oss_page
     page = out.read_text()
     assert out.stat().st_size < 1_200_000  # 223 pairs x 2 models
     assert page.count('<details class="pair"') == 223 and page.count('<div class="run"') == 446
@@ -222,11 +229,8 @@ def test_report_in_a_headless_browser(tmp_path, release, browser):
 
 
 @pytest.mark.shared
-def test_gpt_oss_report_in_a_headless_browser(tmp_path, bfcl_adapter, browser):
-    runs = need_shared(BFCL_RUNS / "gpt-oss-2025-11")
-    page = tmp_path / "report.html"
-    assert main(["report", "--results", str(runs), "--output", str(page), "--bootstrap", "1000"]) == 0
-    browser.open(page)
+def test_gpt_oss_report_in_a_headless_browser(tmp_path, gpt_oss_page, browser):
+    browser.open(gpt_oss_page)
     assert browser.console_errors() == []
     models = ["openai_gpt-oss-120b", "openai_gpt-oss-20b"]
     assert shown_models(browser, "table.scores tbody tr") == models
