@@ -74,6 +74,8 @@ __all__ = [
     "parse_step",
     "parse_tool_call_blocks",
     "read_step",
+    "step_text",
+    "texts_of",
 ]
 
 Parser = Callable[[Any], "list[Call]"]
@@ -82,6 +84,8 @@ Parser = Callable[[Any], "list[Call]"]
 MAX_TEXT_CHARS = 1_000_000
 #: The longest :attr:`Unread.excerpt`.
 EXCERPT_CHARS = 120
+#: The most characters of a step's text :func:`step_text` keeps (enough to read a reply, bounded in memory).
+TEXT_KEPT_CHARS = 2_000
 
 #: Every :attr:`Unread.kind`, with what it means.
 UNREAD_KINDS: Mapping[str, str] = {
@@ -1051,6 +1055,40 @@ def read_step(step: Any) -> StepReading:
     except Exception:  # a bug or an exotic value: what was read so far stands
         pass
     return StepReading(tuple(found.calls), tuple(found.unread))
+
+
+def step_text(step: Any, depth: int = 0) -> str:
+    """The natural-language text of one stored step, whatever it holds.
+
+    A string gives its text without ``<think>`` reasoning and surrounding whitespace; a list
+    gives the texts of its strings, one per line; a record or ``None`` gives ``""`` (a record
+    is a call or nothing to read). At most :data:`TEXT_KEPT_CHARS` characters are kept.
+    Never raises. Whether the step is a call is :func:`read_step`'s business: see
+    :func:`texts_of`.
+    """
+    try:
+        if isinstance(step, str):
+            text = _strip_think(step).strip()
+        elif isinstance(step, (list, tuple)) and depth < _MAX_STEP_DEPTH:
+            text = "\n".join(t for t in (step_text(e, depth + 1) for e in step if isinstance(e, (str, list, tuple)))
+                             if t)
+        else:
+            text = ""
+    except Exception:
+        text = ""
+    return text if len(text) <= TEXT_KEPT_CHARS else text[: TEXT_KEPT_CHARS - 1] + "\u2026"
+
+
+def texts_of(steps: Any, calls: Any) -> tuple[tuple[str, ...], ...]:
+    """Per turn, per step, the text of each step that gave no call (``""`` for a call step).
+
+    ``steps`` are the stored steps per turn, ``calls`` the calls read from each (the same
+    shape, as a reader makes them with :func:`read_step`). A step that gave a call is not
+    text, even when words surround the call.
+    """
+    return tuple(None if turn_calls is None  # a turn the reader was not asked to read
+                 else tuple("" if found else step_text(step) for step, found in zip(turn_steps, turn_calls))
+                 for turn_steps, turn_calls in zip(steps, calls))
 
 
 #: Tool-call blocks, then JSON, then native records, then python text. Non-string

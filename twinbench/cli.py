@@ -202,7 +202,8 @@ def cmd_score(args: argparse.Namespace, adapter_cls: type[Adapter]) -> int:
         return 0
     scores, evaluation = score(adapter, [Path(p) for p in args.results], args.model, args.scores,
                                _discovery_options(args), _score_options(args), args.bootstrap, args.seed,
-                               args.min_coverage, all_turns=args.all_turns, replay=args.replay)
+                               args.min_coverage, all_turns=args.all_turns, replay=args.replay,
+                               diagnostics=args.diagnostics)
     for line in scores.warnings:
         print(f"twinbench: {line}", file=sys.stderr)
     if args.per_item:
@@ -232,6 +233,33 @@ def cmd_replay(args: argparse.Namespace, adapter_cls: type[Adapter]) -> int:
     for line in summary.warnings:
         print(f"twinbench: {line}", file=sys.stderr)
     report.emit(render_replay(summary, args.format), args.output)
+    return 0
+
+
+# ---------------------------------------------------------------------------------------
+# subcommand: report
+# ---------------------------------------------------------------------------------------
+
+
+def cmd_report(args: argparse.Namespace, adapter_cls: type[Adapter]) -> int:
+    from twinbench.evaluate import score
+    from twinbench.htmlreport import build_page
+
+    _check_statistics(args)
+    _check_paths("--results", args.results)
+    _check_outputs(("--output", args.output))
+    if not args.results and (args.model or args.scores):
+        raise UsageError("--model and --scores need --results")
+    adapter = adapter_cls.from_args(args)
+    scores, evaluation = score(adapter, [Path(p) for p in args.results], args.model, args.scores,
+                               _discovery_options(args), n_boot=args.bootstrap, seed=args.seed, diagnostics=True)
+    for line in scores.warnings:
+        print(f"twinbench: {line}", file=sys.stderr)
+    page = build_page(scores, evaluation, args.title)
+    report.emit(page, args.output)
+    pairs = sum(len(m.decisions) for m in evaluation.runs)
+    print(f"report written to {args.output}: {len(scores.models)} models, {pairs} pair decisions, "
+          f"{len(page.encode('utf-8')) / 1024:.0f} KiB", file=sys.stderr)
     return 0
 
 
@@ -502,6 +530,10 @@ def build_parser(adapter_cls: type[Adapter] | None = None) -> argparse.ArgumentP
                    help="replay the tool-removed pairs in the leaderboard's own simulator: the attempts, removed, "
                         "aligned and workaround counts, the decision with workarounds credited, and credited "
                         "with compound turns and workarounds both")
+    p.add_argument("--diagnostics", action="store_true",
+                   help="also say what each model did around its decisions: held-back turns (silent, looked up "
+                        "first), placeholder arguments, where held-back items are lost officially, attempts "
+                        "behind official passes, calls of a withheld tool")
     _population(p)
     group = _statistics(p, "cluster-bootstrap resamples for the 95%% intervals")
     group.add_argument("--min-coverage", metavar="SHARE", type=float, default=0.9,
@@ -532,6 +564,29 @@ def build_parser(adapter_cls: type[Adapter] | None = None) -> argparse.ArgumentP
     p.add_argument("--scores", metavar="DIR", type=Path, default=None,
                    help="where the official score files are (default: the sibling score/ tree)")
     p.set_defaults(func=cmd_replay, needs_adapter=True)
+
+    p = sub.add_parser(
+        "report",
+        help="write one self-contained HTML page: scores, charts, diagnostics and every pair's drill-down",
+        description="Score the runs (default: the built-in reference policies) and write one HTML file that "
+        "opens offline: the score table with intervals and coverage, the act-vs-hold and official-vs-decision "
+        "charts, the decision by category, the diagnostics, and for every pair and model the anchor turn's "
+        "words on both sides, the calls made, the decision and the official verdict, filterable by model, "
+        "category and outcome.",
+    )
+    p.add_argument("--adapter", metavar="NAME", default=DEFAULT_ADAPTER,
+                   help=f"the leaderboard adapter (default {DEFAULT_ADAPTER}; see `twinbench adapters`)")
+    p.add_argument("--results", metavar="DIR", action="append", default=[],
+                   help="a result folder written by the leaderboard's harness (repeatable)")
+    p.add_argument("--model", metavar="NAME", action="append", default=[],
+                   help="report only this model (repeatable)")
+    p.add_argument("--scores", metavar="DIR", type=Path, default=None,
+                   help="where the official score files are (default: the sibling score/ tree)")
+    p.add_argument("--output", metavar="FILE", type=Path, required=True, help="the HTML file to write")
+    p.add_argument("--title", default=None, help="the page title (default: twinbench report)")
+    _population(p)
+    _statistics(p, "cluster-bootstrap resamples for the 95%% intervals")
+    p.set_defaults(func=cmd_report, needs_adapter=True)
 
     p = sub.add_parser(
         "compare",

@@ -110,6 +110,8 @@ def decide(
                 same_history=(_history(act_roll, pair.act_anchor_turn, act_item, rule)
                               == _history(ask_roll, pair.anchor_turn, ask_item, rule)) if history else None,
                 off_list=off_list,
+                act_attempt_calls=tuple(act_attempts),
+                ask_attempt_calls=tuple(ask_attempts),
             )
         )
     return out

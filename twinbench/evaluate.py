@@ -76,6 +76,7 @@ class _Job:
     count_login: bool
     history: bool
     replay: bool = False
+    keep_rollouts: bool = False  # the diagnostics read them after deciding
 
 
 def _read_and_decide(job: _Job) -> tuple[tuple[PairDecision, ...], RunLoad] | str:
@@ -88,7 +89,7 @@ def _read_and_decide(job: _Job) -> tuple[tuple[PairDecision, ...], RunLoad] | st
                        job.count_login, history=job.history)
     if job.replay:
         decisions = _replayed(job.scorer, job.manifest.scored, decisions, load)
-    return tuple(decisions), attrs.evolve(load, rollouts={})
+    return tuple(decisions), load if job.keep_rollouts else attrs.evolve(load, rollouts={})
 
 
 _JOBS: list[_Job] = []  # what forked workers read (they inherit it; nothing is pickled on the way in)
@@ -156,6 +157,7 @@ def evaluate(
     history: bool = False,
     all_turns: bool = False,
     replay: bool = False,
+    keep_rollouts: bool = False,
 ) -> Evaluation:
     """Decide every pair for every run. ``manifests`` (by :func:`population_key`) saves re-discovery.
 
@@ -166,7 +168,8 @@ def evaluate(
 
     ``replay``: replay the tool-removed pairs in the adapter's simulator and credit workarounds
     (:func:`twinbench.replay.credit`); their should-ask items are read through the anchor. An
-    adapter that cannot replay calls is one error.
+    adapter that cannot replay calls is one error. Each run's rollouts are dropped once its
+    pairs are decided, unless ``keep_rollouts`` (the diagnostics read them).
     """
     manifests = dict(manifests or {})
     adapters: dict[str, Adapter] = {}
@@ -190,7 +193,7 @@ def evaluate(
         needed = turns_needed(manifest.scored, history, tuple(manifest.items.values()) if all_turns else ())
         if replay:
             needed = _with_replayed_turns(needed, manifest.scored)
-        jobs.append(_Job(run, key, scorer, manifest, needed, options.count_login, history, replay))
+        jobs.append(_Job(run, key, scorer, manifest, needed, options.count_login, history, replay, keep_rollouts))
     out: list[ModelRun] = []
     for job, result in zip(jobs, _run_jobs(jobs)):
         if isinstance(result, str):  # one unreadable run does not stop the others
@@ -222,7 +225,7 @@ def _replayed(scorer: Adapter, pairs: Sequence[Pair], decisions: Sequence[PairDe
 def summarize(evaluation: Evaluation, options: ScoreOptions = ScoreOptions(), n_boot: int = DEFAULT_BOOTSTRAP,
               seed: int = DEFAULT_SEED, population: DiscoveryOptions | None = None, *,
               adapter: str | None = None, embedded_default: bool = False,
-              min_coverage: float = DEFAULT_MIN_COVERAGE) -> ScoreReport:
+              min_coverage: float = DEFAULT_MIN_COVERAGE, diagnostics: bool = False) -> ScoreReport:
     """Per-model scores and the statistics around them, as a :class:`~twinbench.reports.ScoreReport`.
 
     Intervals use each model's own covered pairs. Ranks, rank-1 shares and rank agreement
@@ -230,7 +233,8 @@ def summarize(evaluation: Evaluation, options: ScoreOptions = ScoreOptions(), n_
     A model covering fewer than ``min_coverage`` of the pairs the best-covered model of its
     population covers is scored but not ranked; rank agreement needs three ranked models.
     ``adapter`` names the adapter in the report (default: the one that scored the runs);
-    ``embedded_default`` marks the built-in reference policies.
+    ``embedded_default`` marks the built-in reference policies; ``diagnostics`` adds each model's
+    :class:`~twinbench.diagnostics.Diagnostics` on the pairs its scores count.
     """
     models: list[ModelScore] = []
     agreements: list[RankAgreement] = []
@@ -239,7 +243,7 @@ def summarize(evaluation: Evaluation, options: ScoreOptions = ScoreOptions(), n_
         groups.setdefault(model_run.population, []).append(model_run)
     for key, group in groups.items():
         scores, agreement = _summarize_group(group, evaluation.manifests[key], evaluation.adapters[key], options,
-                                             n_boot, seed, min_coverage, evaluation.replay)
+                                             n_boot, seed, min_coverage, evaluation.replay, diagnostics)
         models.extend(scores)
         if agreement is not None:
             agreements.append(agreement)
@@ -261,7 +265,7 @@ def summarize(evaluation: Evaluation, options: ScoreOptions = ScoreOptions(), n_
 
 def _summarize_group(group: list[ModelRun], manifest: Manifest, adapter: Adapter, options: ScoreOptions,
                      n_boot: int, seed: int, min_coverage: float = DEFAULT_MIN_COVERAGE, replay: bool = False,
-                     ) -> tuple[list[ModelScore], RankAgreement | None]:
+                     diagnostics: bool = False) -> tuple[list[ModelScore], RankAgreement | None]:
     """The models of one population, every rate from one decision matrix."""
     matrix = DecisionMatrix.build([(mr.run.model, mr.decisions) for mr in group])
     distinct = options.distinct_anchor_turns
@@ -309,6 +313,7 @@ def _summarize_group(group: list[ModelRun], manifest: Manifest, adapter: Adapter
             unread=unread_of(model_run),
             replay=None if replays is None else replays[m],
             decision_workaround=None if workaround is None or not counted else metrics.value(workaround[m]),
+            diagnostics=_diagnostics(model_run, manifest, matrix, keep[:, m]) if diagnostics else None,
             ranking=Ranking(among=n_ranked, pairs=int(shared_rows.sum()),
                             decision=metrics.value(ranked.decision[m]) if ranked_cols[m] else None,
                             official_ask_items=(None if official_shared is None or not ranked_cols[m]
@@ -321,6 +326,14 @@ def _summarize_group(group: list[ModelRun], manifest: Manifest, adapter: Adapter
     records = _ranks(records)
     data = str(described.get("release", adapter.name))
     return records, _agreement(records, data, int(shared_rows.sum()))
+
+
+def _diagnostics(model_run: ModelRun, manifest: Manifest, matrix: DecisionMatrix, keep: np.ndarray):
+    """The model's diagnostics on the pairs its scores count (``keep``: its column of the kept matrix)."""
+    from twinbench.diagnostics import diagnose
+
+    counted = {matrix.ask_ids[i] for i in np.flatnonzero(keep)}
+    return diagnose(model_run.decisions, manifest.scored, model_run.load, counted)
 
 
 def _shares_of_ranked(samples: np.ndarray, ranked: np.ndarray) -> np.ndarray:
@@ -398,7 +411,7 @@ def score(adapter: Adapter, results: Sequence[Path], models: Sequence[str] = (),
           population: DiscoveryOptions = DiscoveryOptions(), options: ScoreOptions = ScoreOptions(),
           n_boot: int = DEFAULT_BOOTSTRAP, seed: int = DEFAULT_SEED,
           min_coverage: float = DEFAULT_MIN_COVERAGE, all_turns: bool = False,
-          replay: bool = False) -> tuple[ScoreReport, Evaluation]:
+          replay: bool = False, diagnostics: bool = False) -> tuple[ScoreReport, Evaluation]:
     """``twinbench score``: the runs under ``results`` (or, with none, the reference policies), scored.
 
     ``replay``: credit workarounds (see :func:`evaluate`). Returns the report and the evaluation
@@ -422,9 +435,9 @@ def score(adapter: Adapter, results: Sequence[Path], models: Sequence[str] = (),
             runs = policy_runs(adapter, Path(tmp), next(iter(manifests.values())))
             skipped, warnings = (), ()
         evaluation = evaluate(adapter, runs, population, skipped, warnings, manifests, history=options.same_history,
-                              all_turns=all_turns, replay=replay)
+                              all_turns=all_turns, replay=replay, keep_rollouts=diagnostics)
         report_ = summarize(evaluation, options, n_boot, seed, population, adapter=adapter.name,
-                            embedded_default=not results, min_coverage=min_coverage)
+                            embedded_default=not results, min_coverage=min_coverage, diagnostics=diagnostics)
     return attrs.evolve(report_, results_usage=adapter.reader().results_usage), evaluation
 
 

@@ -243,6 +243,9 @@ class Rollout:
     error: str | None = None
     #: the stored output is not a rollout at all (wrong shape): unscored as "unreadable rollout"
     unreadable: bool = False
+    #: per turn, per step, the natural-language text of a step that gave no call ("" for none);
+    #: empty when the reader keeps no text (see :func:`twinbench.calls.step_text`)
+    texts: tuple[tuple[str, ...], ...] = ()
 
     def calls_on(self, turn: int) -> tuple[Call, ...] | None:
         """All calls of one turn; ``()`` when the rollout ended before it; ``None`` on error.
@@ -261,6 +264,33 @@ class Rollout:
 
     def ended_before(self, turn: int) -> bool:
         return self.turns is not None and turn >= len(self.turns)
+
+    def texts_on(self, turn: int) -> tuple[str, ...]:
+        """The non-empty texts of one turn's steps (``()`` when none, or when no text was kept)."""
+        if turn >= len(self.texts) or self.texts[turn] is None:  # past the end, or a turn not read
+            return ()
+        return tuple(text for text in self.texts[turn] if text)
+
+
+class FailureKind(enum.StrEnum):
+    """How the leaderboard's own scorer failed an item, as far as twinbench tells kinds apart."""
+
+    EMPTY_TURN = "empty_turn"  # a turn that needed calls had none
+    MISMATCH = "mismatch"  # the state or the responses after a turn differ from the reference's
+    OTHER = "other"  # anything else (the run was cut short, inference failed, an unknown type)
+
+
+@attrs.frozen
+class OfficialFailure:
+    """Why and where the leaderboard's own scorer failed one item.
+
+    ``turn`` is the turn its error names (``None`` when it names none); ``error`` is the
+    leaderboard's own name for the failure, shown as it is.
+    """
+
+    kind: FailureKind
+    turn: int | None
+    error: str = ""
 
 
 @attrs.frozen
@@ -293,6 +323,8 @@ class RunLoad:
     unread: Mapping[str, int] = attrs.field(factory=dict)
     #: a few of them, as (kind, "item turn N: excerpt")
     unread_examples: tuple[tuple[str, str], ...] = ()
+    #: for the items ``official`` fails, the kind of failure and the turn it names (when the reader found them)
+    official_failures: Mapping[str, OfficialFailure] | None = None
 
 
 @attrs.frozen
@@ -341,3 +373,6 @@ class PairDecision:
     removed_called: bool | None = None  # the attempt called a removed tool by name
     workaround: bool | None = None  # an aligned attempt that reached the reference's post-anchor state
     replay_note: str | None = None  # why not aligned (first difference), or why not replayed
+    #: the attempts themselves, with their arguments, on the should-act and the should-ask anchor turn
+    act_attempt_calls: tuple[Call, ...] = ()
+    ask_attempt_calls: tuple[Call, ...] = ()

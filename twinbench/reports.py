@@ -20,6 +20,7 @@ from typing import Any
 
 import attrs
 
+from twinbench.diagnostics import Diagnostics
 from twinbench.discovery import DiscoveryOptions
 from twinbench.scoring import ScoreOptions
 
@@ -267,6 +268,7 @@ class ModelScore:
     #: ``score --replay`` only (omitted otherwise): Table F1's counts and the decision with workarounds credited
     replay: ReplayCounts | None = None
     decision_workaround: float | None = None
+    diagnostics: Diagnostics | None = None  # omitted unless asked for (score --diagnostics, report)
 
     @property
     def release(self) -> Any:
@@ -291,6 +293,8 @@ class ModelScore:
         if self.replay is not None:
             out["replay"] = self.replay.to_json()
             out["decision_workaround"] = self.decision_workaround
+        if self.diagnostics is not None:
+            out["diagnostics"] = self.diagnostics.to_json()
         return out
 
 

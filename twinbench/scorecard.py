@@ -109,7 +109,7 @@ def _wrap(lines: Sequence[str], width: int = NARROW_WIDTH) -> list[str]:
                                                         break_on_hyphens=False) or [""]]
 
 
-def _groups(summary: ScoreReport) -> list[tuple[str, list[ModelScore]]]:
+def group_models(summary: ScoreReport) -> list[tuple[str, list[ModelScore]]]:
     groups: dict[str, list[ModelScore]] = {}
     for r in summary.models:
         d = r.data
@@ -123,7 +123,7 @@ def _flags(options) -> list[str]:
     return ["--" + name.replace("_", "-") for name, on in attrs.asdict(options).items() if on]
 
 
-def _coverage_line(r: ModelScore) -> str:
+def coverage_line(r: ModelScore) -> str:
     cov: Coverage = r.coverage
     parts = [f"{n} unscored ({why})" for why, n in cov.unscored.items()]
     if cov.act_ended_before_anchor or cov.ask_ended_before_anchor:
@@ -147,7 +147,7 @@ def _credited_note(summary: ScoreReport) -> str:
     return "the credited column credits compound turns only (--replay also credits routes around a removed tool)"
 
 
-def _notes(summary: ScoreReport) -> list[str]:
+def score_notes(summary: ScoreReport) -> list[str]:
     lines = [_credited_note(summary)]
     boot = summary.bootstrap
     if boot.resamples:
@@ -169,7 +169,7 @@ def _notes(summary: ScoreReport) -> list[str]:
     for r in summary.models:
         if not r.ranking.ranked:
             lines.append(f"not ranked: {r.model} {r.ranking.reason} (--min-coverage); its scores stand on its own pairs")
-    lines += [_coverage_line(r) for r in summary.models]
+    lines += [coverage_line(r) for r in summary.models]
     for agreement in summary.rank_agreement:
         lines.append(f"rank agreement on {agreement.data}, official raw vs decision over {agreement.models} "
                      f"ranked models and their {agreement.pairs} shared pairs: Spearman {agreement.spearman:.2f}, "
@@ -251,6 +251,79 @@ def _replay_block(models: Sequence[ModelScore], markdown: bool = False) -> str |
     if markdown:
         return f"{REPLAY_TITLE}\n\n" + report.markdown_table(list(REPLAY_HEADERS), rows)
     return REPLAY_TITLE + "\n\n" + report.table(list(REPLAY_HEADERS), rows, [False] + [True] * (len(REPLAY_HEADERS) - 1))
+def _count(value: int | None) -> str:
+    return "-" if value is None else str(value)
+
+
+def _share(part: int, whole: int, share: float | None) -> str:
+    return "-" if share is None else f"{share:.1f}% ({part}/{whole})"
+
+
+DIAGNOSTIC_HEADERS = (
+    ("model", "held back", "silent", "looked up first", "placeholders ask", "placeholders act"),
+    ("model", "failed", "before", "later empty", "later mismatch", "pass attempt", "by name", "other"),
+)
+
+DIAGNOSTICS_LEGEND = (
+    "held back: should-ask anchor turns without an attempt; silent: of those, no step holds text; looked up "
+    "first: of those, a call of the turn's tools (none acting)",
+    "placeholders: % of the attempts (calls) on the should-ask / should-act anchor turns with an empty-string "
+    "or marker argument (TBD, ?, <...>, unknown, placeholder, ...)",
+    "failed: held-back should-ask items the leaderboard fails; before / later empty / later mismatch: where, "
+    "by the failure's turn (before the anchor, after it) and kind (an empty turn, a state or response mismatch)",
+    "pass attempt: % of the should-ask items the leaderboard passes with an attempt on the anchor turn; "
+    "by name / other: pairs withholding a tool with an attempt there, calling the withheld tool by name / not",
+)
+
+
+def diagnostic_rows(r: ModelScore) -> tuple[list, list]:
+    """One model's two diagnostics rows (the table's two blocks), ``-`` where a figure is not told."""
+    d = r.diagnostics
+    p = d.placeholders
+    lost, side = d.held_back_lost, d.pass_side
+    first = [r.model, d.held_back.turns, _count(d.held_back.silent), d.held_back.looked_up_first,
+             _share(p.ask_marked, p.ask_calls, p.ask), _share(p.act_marked, p.act_calls, p.act)]
+    second = [r.model, "-" if lost is None else lost.failed,
+              *(["-"] * 3 if lost is None else [_count(lost.before_anchor), _count(lost.later_empty_turn),
+                                                _count(lost.later_mismatch)]),
+              "-" if side is None else _share(side.attempted, side.passed, side.share),
+              d.withheld_calls.removed_name, d.withheld_calls.other]
+    return first, second
+
+
+def diagnostic_notes(summary: ScoreReport) -> list[str]:
+    """What the diagnostics could not tell, per model."""
+    models = [r for r in summary.models if r.diagnostics is not None]
+    mute = [r.model for r in models if r.diagnostics.held_back.silent is None]
+    unjudged = [r.model for r in models if r.diagnostics.held_back_lost is None]
+    notes = []
+    if mute:
+        notes.append(f"silent is not told for {', '.join(mute)}: the run keeps text on no step (its harness "
+                     "stored only the calls)")
+    if unjudged:
+        notes.append(f"failed, before, later and pass attempt are not told for {', '.join(unjudged)}: no official "
+                     "verdicts were found with the run")
+    return notes
+
+
+def _diagnostics_text(summary: ScoreReport, fmt: str) -> str:
+    models = [r for r in summary.models if r.diagnostics is not None]
+    if not models:
+        return ""
+    rows = [diagnostic_rows(r) for r in models]
+    blocks = []
+    for k, headers in enumerate(DIAGNOSTIC_HEADERS):
+        body = [row[k] for row in rows]
+        if fmt == "markdown":
+            blocks.append(report.markdown_table(list(headers), body))
+        else:
+            blocks.append(report.table(list(headers), body, [False] + [True] * (len(headers) - 1)))
+    lines = diagnostic_notes(summary) + list(DIAGNOSTICS_LEGEND)
+    if fmt == "markdown":
+        return ("**diagnostics** (on the pairs each model's scores count)\n\n" + "\n\n".join(blocks) + "\n\n"
+                + "\n".join(f"- {n}" for n in lines) + "\n")
+    return ("diagnostics (on the pairs each model's scores count)\n\n" + "\n\n".join(blocks) + "\n\n"
+            + "\n".join(_wrap(lines)) + "\n")
 
 
 def render_score(summary: ScoreReport, fmt: str, wide: bool = False) -> str:
@@ -260,7 +333,7 @@ def render_score(summary: ScoreReport, fmt: str, wide: bool = False) -> str:
     if fmt == "csv":
         return _score_csv(summary)
     blocks = []
-    for label, models in _groups(summary):
+    for label, models in group_models(summary):
         replayed = _replay_block(models, markdown=fmt == "markdown")
         if fmt == "markdown":
             blocks.append(f"**{label}**\n\n" + report.markdown_table(_headers(models), _rows(models)))
@@ -271,17 +344,19 @@ def render_score(summary: ScoreReport, fmt: str, wide: bool = False) -> str:
             blocks.append("\n".join(_wrap([label])) + "\n\n" + "\n\n".join(_narrow_blocks(models)))
         if replayed is not None:
             blocks.append(replayed)
-    notes = _notes(summary)
+    notes = score_notes(summary)
     hint = [n for n in notes if n.startswith("score your own run:")]  # the last line, after the legend
     notes = [n for n in notes if n not in hint]
     legend = LEGEND + ((REPLAY_LEGEND,) if summary.replay else ())
+    diagnostics = _diagnostics_text(summary, fmt)
+    diagnostics = "\n" + diagnostics if diagnostics else ""
     if fmt == "markdown":
         return ("\n\n".join(blocks) + "\n\n" + "\n".join(f"- {n}" for n in notes + hint) + "\n\n"
-                + "\n".join(f"- {n}" for n in legend) + "\n")
+                + "\n".join(f"- {n}" for n in legend) + "\n" + diagnostics)
     if wide:
-        return "\n\n".join(blocks) + "\n\n" + "\n".join(notes + hint) + "\n"
+        return "\n\n".join(blocks) + "\n\n" + "\n".join(notes + hint) + "\n" + diagnostics
     return ("\n\n".join(blocks) + "\n\n" + "\n".join(_wrap(notes)) + "\n\n" + "\n".join(_wrap(legend))
-            + "".join("\n" + h for h in hint) + "\n")
+            + "".join("\n" + h for h in hint) + "\n" + diagnostics)
 
 
 EXPLAIN = """\

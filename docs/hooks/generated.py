@@ -11,6 +11,7 @@ no plugin package needed). At build time every marker of the form::
     <!-- twinbench:score-default -->   the output of ``twinbench score`` on its embedded default
     <!-- twinbench:real-runs -->       ``twinbench score`` on ../shared/bfcl-runs, when the build sees it
     <!-- twinbench:real-runs:compare --> ``twinbench compare`` on two of those runs
+    <!-- twinbench:real-runs:diagnostics --> ``twinbench score --diagnostics`` on the gpt-oss runs
     <!-- twinbench:when2call:pairs -->  ``twinbench pairs --adapter when2call`` on ../shared/when2call
     <!-- twinbench:when2call:score -->  ``twinbench score --adapter when2call`` (reference policies) on it
     <!-- twinbench:when2call:fates -->  what became of every When2Call item, as two tables
@@ -327,6 +328,7 @@ def render_real_runs(arg: str | None) -> str:
     runs = _shared_runs()
     if runs is None:
         command = ("twinbench compare --baseline runs/gpt-oss-120b --treatment runs/gpt-oss-20b" if arg == "compare"
+                   else "twinbench score --results gpt-oss-2025-11 --diagnostics" if arg == "diagnostics"
                    else "twinbench score --results gpt-oss-2025-11 --results hdc-router --results v3-8b-fc "
                         "--results v3-ministral-zh")
         return ('!!! note "Built without the published runs"\n    This build could not see `../shared/bfcl-runs`, '
@@ -345,6 +347,10 @@ def render_real_runs(arg: str | None) -> str:
                 arms[arm] = str(Path(tmp) / arm)
             text = _run_cli(["compare", "--baseline", arms["baseline"], "--treatment", arms["treatment"]])
         command = "twinbench compare --baseline runs/gpt-oss-120b --treatment runs/gpt-oss-20b"
+    elif arg == "diagnostics":
+        text = _run_cli(["score", "--results", str(runs / "gpt-oss-2025-11"), "--diagnostics", "--bootstrap", "0"])
+        text = text[text.index("diagnostics (on the pairs"):]  # the score table is shown on the BFCL page
+        command = "twinbench score --results gpt-oss-2025-11 --diagnostics --bootstrap 0   # (its diagnostics section)"
     else:
         folders = [str(p) for p in sorted(runs.iterdir()) if p.is_dir()]
         argv = ["score"] + [a for f in folders for a in ("--results", f)]
@@ -469,6 +475,9 @@ SOURCES = {
     "when2call-runs": ("twinbench.adapters.when2call.adapter", "When2CallAdapter.runs"),
     "when2call-rollout": ("twinbench.adapters.when2call.runs", "rollout_of"),
     "offered-tool-rule": ("twinbench.rules", "OfferedToolRule"),
+    "is-placeholder": ("twinbench.diagnostics", "is_placeholder"),
+    "lost-where": ("twinbench.diagnostics", "lost_where"),
+    "failure-turn": ("twinbench.adapters.bfcl.results", "failure_turn"),
 }
 
 

@@ -177,6 +177,8 @@ class ScoreFile:
     version: str | None = None
     category: str | None = None
     model_names: tuple[str, ...] = ()
+    #: the turn each failed id's error names (see :func:`failure_turn`); ``None`` when it names none
+    failure_turns: Mapping[str, int | None] = attrs.field(factory=dict)
 
 
 # --------------------------------------------------------------------------- names
@@ -420,8 +422,15 @@ class _ResultLine(msgspec.Struct):
     inference_log: list[_TurnLog | list[msgspec.Raw]] | None = None
 
 
+class _ScoreDetails(msgspec.Struct):
+    execution_result: list[msgspec.Raw] | None = None
+
+
 class _ScoreError(msgspec.Struct):
     error_type: Any = None
+    error_message: Any = None
+    execution_result: list[msgspec.Raw] | None = None  # only their number is read (the failing turn)
+    details: _ScoreDetails | None = None
 
 
 class _ScoreLine(msgspec.Struct):
@@ -455,7 +464,15 @@ def _score_fields(line: bytes, decoder=msgspec.json.Decoder(_ScoreLine)) -> dict
         raise ValueError("no id")
     out: dict[str, Any] = {"id": value.id}
     if value.error is not None:
-        out["error"] = {"error_type": value.error.error_type}
+        error = value.error
+        out["error"] = {"error_type": error.error_type}
+        if error.error_message is not None:
+            out["error"]["error_message"] = error.error_message
+        if error.execution_result is not None:
+            out["error"]["execution_result"] = [None] * len(error.execution_result)
+        if error.details is not None:
+            records = error.details.execution_result
+            out["error"]["details"] = {} if records is None else {"execution_result": [None] * len(records)}
     if value.error_type is not None:
         out["error_type"] = value.error_type
     if value.model_name is not None:
@@ -746,6 +763,33 @@ def _summary_numbers(value: dict[str, Any]) -> tuple[float | None, int | None, i
     return number("accuracy", float), number("correct_count", int), number("total_count", int), problems
 
 
+_TURN_IN_MESSAGE = re.compile(r"\bfor turn (\d+)\b")
+
+
+def failure_turn(error: Any) -> int | None:
+    """The 0-based turn a failed item's ``error`` names, or ``None``.
+
+    BFCL's multi-turn checker names it in the message of empty-turn and response-mismatch
+    failures ("... for turn 3"); a state-mismatch failure stores one execution record per
+    turn checked, up to and including the failing one, so the turn is their number minus
+    one. Force-terminated and inference-error failures name no turn.
+    """
+    if not isinstance(error, dict):
+        return None
+    message = error.get("error_message")
+    if isinstance(message, str):
+        match = _TURN_IN_MESSAGE.search(message)
+        if match:
+            return int(match.group(1))
+    details = error.get("details")
+    records = error.get("execution_result")
+    if records is None and isinstance(details, dict):
+        records = details.get("execution_result")
+    if isinstance(records, list) and records:
+        return len(records) - 1
+    return None
+
+
 def read_score_file(path: Path | str) -> ScoreFile:
     """Read one ``BFCL_v*_multi_turn_<category>_score.json`` line by line.
 
@@ -758,6 +802,7 @@ def read_score_file(path: Path | str) -> ScoreFile:
 
     stats = _LineStats()
     failed: dict[str, str] = {}
+    failure_turns: dict[str, int | None] = {}
     duplicates: list[str] = []
     bad_lines: list[tuple[int, str]] = []
     accuracy: float | None = None
@@ -801,6 +846,7 @@ def read_score_file(path: Path | str) -> ScoreFile:
                 duplicates.append(entry_id)
             continue
         failed[entry_id] = error_type if isinstance(error_type, str) else ""
+        failure_turns[entry_id] = failure_turn(error)
 
     warnings[:0] = _common_warnings(stats, bad_lines, "score")
     if duplicates:
@@ -829,4 +875,5 @@ def read_score_file(path: Path | str) -> ScoreFile:
         version=version,
         category=category,
         model_names=tuple(model_names),
+        failure_turns=failure_turns,
     )

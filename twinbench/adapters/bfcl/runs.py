@@ -10,8 +10,8 @@ from pathlib import Path
 import attrs
 
 from twinbench.adapter import AdapterError, Rollout, RunLoad, RunReader, RunRef, RunSearch
-from twinbench.calls import UnreadTally, read_step
-from twinbench.model import Call, Item
+from twinbench.calls import UnreadTally, read_step, texts_of
+from twinbench.model import Call, FailureKind, Item, OfficialFailure
 
 from . import results
 
@@ -104,6 +104,7 @@ def read(run: RunRef, item_ids: Iterable[str], items: Mapping[str, Item], datase
     tally = UnreadTally()
     examples: list[str] = []
     official: dict[str, bool] = {}
+    failures: dict[str, OfficialFailure] = {}
     if found.version and f"BFCL_{found.version}" != dataset_prefix:
         warnings.append(f"{run.model}: the results are BFCL_{found.version} files but the dataset release is "
                         f"{dataset_prefix}; decisions are read against other items than the model saw")
@@ -119,7 +120,8 @@ def read(run: RunRef, item_ids: Iterable[str], items: Mapping[str, Item], datase
         if absent:
             warnings.append(f"{run.model}: {len(absent)} of the {len(needed)} {category} items asked for are not in "
                             f"{path.name} (a partial run?); pairs that need them are unscored and counted in the coverage")
-        verdicts = _official(run, category, rf.entries, len(rf.entries) + rf.other_ids + len(rf.duplicates), warnings)
+        verdicts = _official(run, category, rf.entries, len(rf.entries) + rf.other_ids + len(rf.duplicates), warnings,
+                             failures)
         official.update(verdicts or {})
         for entry in rf.entries.values():
             if entry.turns is None:
@@ -135,7 +137,7 @@ def read(run: RunRef, item_ids: Iterable[str], items: Mapping[str, Item], datase
                 tuple(tally.add(read_step(step), f"{entry.id} turn {t}").calls for step in turn)
                 if read is None or t in read else None
                 for t, turn in enumerate(entry.turns))
-            rollouts[entry.id] = Rollout(entry.id, turns)
+            rollouts[entry.id] = Rollout(entry.id, turns, texts=texts_of(entry.turns, turns))
             differs = _compare_logged(items, entry)
             if differs is not None:
                 logged += 1
@@ -153,12 +155,15 @@ def read(run: RunRef, item_ids: Iterable[str], items: Mapping[str, Item], datase
     remarks = (f"dialogue differs from the release on {differing} of {logged} logged items",) if differing else ()
     return RunLoad(run=run, rollouts=rollouts, warnings=tuple(warnings), notes=notes,
                    official=official or None, remarks=remarks, unread=tally.counts(),
-                   unread_examples=tally.examples())
+                   unread_examples=tally.examples(), official_failures=failures if official else None)
 
 
 def _official(run: RunRef, category: str, entries: Mapping[str, results.ResultEntry], lines: int,
-              warnings: list[str]) -> dict[str, bool] | None:
+              warnings: list[str], failures: dict[str, OfficialFailure] | None = None) -> dict[str, bool] | None:
     """One category's official verdicts: pass when the item has a result and is not listed as failed.
+
+    ``failures``, when given, receives each failed item's :func:`official_failures` entry
+    (only for a score file whose verdicts are used).
 
     Only a score file that is whole and agrees with itself is used: a file with unusable
     lines, or whose summary disagrees with its failed lines or with the number of results,
@@ -188,7 +193,24 @@ def _official(run: RunRef, category: str, entries: Mapping[str, results.ResultEn
         warnings.append(f"WARNING {run.model}: {path.name}: {problem}; no official verdicts for {category}")
         return None
     warnings.extend(f"{run.model}: {path.name}: {w}" for w in score.warnings)
+    if failures is not None:
+        failures.update(official_failures(score))
     return {item_id: entry.turns is not None and item_id not in score.failed for item_id, entry in entries.items()}
+
+
+#: BFCL's multi-turn error types, by the kind of failure twinbench tells apart (any other type is "other")
+FAILURE_KINDS: Mapping[str, FailureKind] = {
+    "multi_turn:empty_turn_model_response": FailureKind.EMPTY_TURN,
+    "multi_turn:instance_state_mismatch": FailureKind.MISMATCH,
+    "multi_turn:execution_response_mismatch": FailureKind.MISMATCH,
+}
+
+
+def official_failures(score: results.ScoreFile) -> dict[str, OfficialFailure]:
+    """Every failed item of one score file: the kind of its error type and the turn its error names."""
+    return {item_id: OfficialFailure(kind=FAILURE_KINDS.get(error_type, FailureKind.OTHER),
+                                     turn=score.failure_turns.get(item_id), error=error_type)
+            for item_id, error_type in score.failed.items()}
 
 
 def _step_text(calls: Sequence[Call]) -> str:

@@ -21,7 +21,7 @@ from pathlib import Path
 import attrs
 
 from twinbench.adapter import AdapterError, RunReader
-from twinbench.calls import UnreadTally, parse_json_calls, read_step
+from twinbench.calls import UnreadTally, parse_json_calls, read_step, texts_of
 from twinbench.model import Call, Item, Rollout, RunLoad, RunRef, RunSearch
 
 from .suite import ROW_KEYS, TWIN_SUFFIX
@@ -57,10 +57,12 @@ def rollout_of(item_id: str, row: Mapping[str, object], tally: UnreadTally | Non
         return Rollout(item_id, None, f"error entry: {str(row['error'])[:200]}")
     response = row.get("model_response")
     if isinstance(response, str):
-        return Rollout(item_id, ((tally.add(read_step(response), item_id).calls,),))
+        turns = ((tally.add(read_step(response), item_id).calls,),)
+        return Rollout(item_id, turns, texts=texts_of(((response,),), turns))
     message = _message(row)
     if message is not None:
-        return Rollout(item_id, ((_calls_of_message(message, tally, item_id),),))
+        turns = ((_calls_of_message(message, tally, item_id),),)
+        return Rollout(item_id, turns, texts=texts_of(((message.get("content"),),), turns))
     return Rollout(item_id, None, NO_RESPONSE, unreadable=True)  # nothing to read: not a stored error
 
 
