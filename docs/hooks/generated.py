@@ -9,6 +9,7 @@ no plugin package needed). At build time every marker of the form::
     <!-- twinbench:curation -->        bad keys, construction errors and compound turns
     <!-- twinbench:cli:COMMAND -->     the ``--help`` text of one subcommand
     <!-- twinbench:score-default -->   the output of ``twinbench score`` on its embedded default
+    <!-- twinbench:score-default:explain --> the output of ``twinbench score --explain``
     <!-- twinbench:real-runs -->       ``twinbench score`` on ../shared/bfcl-runs, when the build sees it
     <!-- twinbench:real-runs:compare --> ``twinbench compare`` on two of those runs
     <!-- twinbench:real-runs:diagnostics --> ``twinbench score --diagnostics`` on the gpt-oss runs
@@ -307,11 +308,12 @@ def _run_cli(argv: list[str]) -> str:
     return out.getvalue()
 
 
-def render_score_default() -> str:
-    """The output of the embedded default, as a user sees it."""
+def render_score_default(arg: str | None = None) -> str:
+    """The output of the embedded default (or, with ``explain``, of ``score --explain``), as a user sees it."""
     _adapter()  # fails the build clearly when the data is missing
-    text = _run_cli(["score", "--adapter", "bfcl"])
-    return f"```text\n$ twinbench score --adapter bfcl\n{text.rstrip()}\n```\n"
+    argv = ["score", "--adapter", "bfcl"] + (["--explain"] if arg == "explain" else [])
+    text = _run_cli(argv)
+    return f"```text\n$ twinbench {' '.join(argv)}\n{text.rstrip()}\n```\n"
 
 
 def _shared_runs() -> Path | None:
@@ -501,7 +503,7 @@ def render_source(arg: str | None) -> str:
 RENDERERS = {
     "when2call": render_when2call,
     "source": render_source,
-    "score-default": lambda arg: render_score_default(),
+    "score-default": render_score_default,
     "real-runs": render_real_runs,
     "funnel": lambda arg: render_funnel(),
     "sensitivities": lambda arg: render_sensitivities(),
