@@ -76,11 +76,18 @@ class Manifest:
     curation_reason: str
     should_ask_items: int
     categories: tuple[str, ...]
-    families: nx.Graph = attrs.field(eq=False, repr=False)  # networkx, imported when discovery runs
     #: every item by id, inline twins included: what decisions and policies look items up in
     items: Mapping[str, Item] = attrs.field(factory=dict, eq=False, repr=False)
     #: every should-act item's fate (the twin of which pairs, or why of none)
     act_fates: tuple[ActFate, ...] = ()
+
+    @property
+    def families(self) -> nx.Graph:
+        """The scenario family graph (networkx): items as nodes, verified twins and shared families as edges.
+
+        Built when asked for, not stored: scoring never needs it, and networkx costs start-up time.
+        """
+        return _family_graph(list(self.items.values()), self.pairs)
 
     @property
     def scored(self) -> tuple[Pair, ...]:
@@ -438,7 +445,6 @@ def discover(
             )
         )
 
-    graph = _family_graph(list(by_id.values()), pairs)
     return Manifest(
         pairs=tuple(pairs),
         dropped=tuple(dropped),
@@ -448,7 +454,6 @@ def discover(
         curation_reason=curation.applies_reason if curation else "the adapter has no curation",
         should_ask_items=len(ask_items),
         categories=categories,
-        families=graph,
         items=by_id,
         act_fates=_act_fates(by_id, pairs, dropped),
     )
