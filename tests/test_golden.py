@@ -1,0 +1,39 @@
+"""The published runs score as they did when the speed work landed, however they are read.
+
+``fixtures/golden/shared_runs_scores.json`` holds, per model of ``../shared/bfcl-runs``, the
+scores `twinbench score --bootstrap 0` gave when it was made (after the call readers were
+completed). A change to reading, caching or parallelism must leave them exactly as they are;
+a deliberate change to a rule updates the file in the same commit, with the reason.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from conftest import BFCL_RUNS, FIXTURES, REPO, need_shared
+
+GOLDEN = FIXTURES / "golden" / "shared_runs_scores.json"
+RUNS = ("gpt-oss-2025-11", "hdc-router", "v3-8b-fc", "v3-ministral-zh")
+
+
+def _scores(env: dict[str, str]) -> dict:
+    argv = [sys.executable, "-m", "twinbench.cli", "score", "--bootstrap", "0", "--format", "json"]
+    for run in RUNS:
+        argv += ["--results", str(need_shared(BFCL_RUNS / run))]
+    import os
+
+    done = subprocess.run(argv, capture_output=True, text=True, cwd=REPO, env={**os.environ, **env}, check=True)
+    out = json.loads(done.stdout)
+    return {m["model"]: {k: m[k] for k in ("pairs", "act", "hold", "decision", "decision_credited", "pair")}
+            | {"scored": m["coverage"]["scored"], "unscored": m["coverage"]["unscored"], "release": m["data"]["release"]}
+            for m in out["models"]}
+
+
+@pytest.mark.shared
+@pytest.mark.parametrize("env", [{}, {"TWINBENCH_WORKERS": "1"}, {"TWINBENCH_NO_CACHE": "1"}],
+                         ids=["default", "one-process", "no-cache"])
+def test_published_runs_score_as_recorded(env, bfcl_adapter, bfcl_v3_adapter):
+    assert _scores(env) == json.loads(GOLDEN.read_text())
