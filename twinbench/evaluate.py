@@ -283,22 +283,28 @@ def _summarize_group(group: list[ModelRun], manifest: Manifest, adapter: Adapter
     coverages = metrics.coverage(matrix, options)
     replays = metrics.replay_counts(matrix, keep) if replay else None
     workaround = metrics.decision_workaround(matrix, keep, distinct) if replay else None
-    own_samples = shares = None
+    intervals = shares = None
     if n_boot > 0 and matrix.n_pairs:
         weights = stats.cluster_weights(matrix.clusters, n_boot, seed)
+        # one set of (B, M) resampled rates at a time: reduced to intervals, then to shares, then freed
         own_samples = metrics.rates(matrix, keep, distinct, weights)
+        intervals = [{metric: _interval(own_samples.metric(metric)[:, m]) for metric in INTERVAL_METRICS}
+                     for m in range(len(group))]
+        del own_samples
         if shared_rows.any() and n_ranked:
             shared_samples = metrics.rates(matrix, shared, distinct, weights)
             shares = {metric: _shares_of_ranked(shared_samples.metric(metric), ranked_cols)
                       for metric in RANK1_METRICS}
+            del shared_samples
+        del weights
     described = adapter.describe()
     records: list[ModelScore] = []
     for m, model_run in enumerate(group):
         counted = bool(point.pairs[m])
         rate = {name: metrics.value(point.metric(name)[m]) if counted else None for name in RATE_METRICS}
         ci = rank1 = None
-        if own_samples is not None:
-            ci = {metric: _interval(own_samples.metric(metric)[:, m]) for metric in INTERVAL_METRICS}
+        if intervals is not None:
+            ci = intervals[m]
         if shares is not None and ranked_cols[m]:
             rank1 = {metric: float(shares[metric][m]) for metric in RANK1_METRICS}
         official_shared = metrics.official(matrix, m, shared[:, m], model_run.official)
