@@ -453,6 +453,16 @@ def _common(parser: argparse.ArgumentParser, formats: Sequence[str] = report.FOR
                         help="write the output to FILE instead of standard output")
 
 
+def _run_options(parser: argparse.ArgumentParser, verb: str) -> None:
+    """``--results``, ``--model`` and ``--scores``: where the runs to read are (score, replay, report)."""
+    parser.add_argument("--results", metavar="DIR", action="append", default=[],
+                        help="a result folder written by the leaderboard's harness (repeatable)")
+    parser.add_argument("--model", metavar="NAME", action="append", default=[],
+                        help=f"{verb} only this model (repeatable)")
+    parser.add_argument("--scores", metavar="DIR", type=_folder, default=None,
+                        help="where the official score files are (default: the sibling score/ tree)")
+
+
 def _population(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("population")
     group.add_argument("--count-login", action="store_true", help="count login/logout calls as world-changing")
@@ -512,12 +522,7 @@ def build_parser(adapter_cls: type[Adapter] | None = None) -> argparse.ArgumentP
         "and read back through the same code as real runs.",
     )
     _common(p, SCORE_FORMATS)
-    p.add_argument("--results", metavar="DIR", action="append", default=[],
-                   help="a result folder written by the leaderboard's harness (repeatable)")
-    p.add_argument("--model", metavar="NAME", action="append", default=[],
-                   help="score only this model (repeatable)")
-    p.add_argument("--scores", metavar="DIR", type=_folder, default=None,
-                   help="where the official score files are (default: the sibling score/ tree)")
+    _run_options(p, "score")
     p.add_argument("--per-item", metavar="FILE", type=Path, default=None,
                    help="also write one CSV row per model and pair to FILE")
     p.add_argument("--wide", action="store_true", help="the table as one wide block (default: two narrow ones)")
@@ -557,12 +562,7 @@ def build_parser(adapter_cls: type[Adapter] | None = None) -> argparse.ArgumentP
         "compares, and, with score files, whether every item the leaderboard passed replays state-equal.",
     )
     _common(p, SCORE_FORMATS)
-    p.add_argument("--results", metavar="DIR", action="append", default=[],
-                   help="a result folder written by the leaderboard's harness (repeatable)")
-    p.add_argument("--model", metavar="NAME", action="append", default=[],
-                   help="replay only this model (repeatable)")
-    p.add_argument("--scores", metavar="DIR", type=Path, default=None,
-                   help="where the official score files are (default: the sibling score/ tree)")
+    _run_options(p, "replay")
     p.set_defaults(func=cmd_replay, needs_adapter=True)
 
     p = sub.add_parser(
@@ -576,12 +576,7 @@ def build_parser(adapter_cls: type[Adapter] | None = None) -> argparse.ArgumentP
     )
     p.add_argument("--adapter", metavar="NAME", default=DEFAULT_ADAPTER,
                    help=f"the leaderboard adapter (default {DEFAULT_ADAPTER}; see `twinbench adapters`)")
-    p.add_argument("--results", metavar="DIR", action="append", default=[],
-                   help="a result folder written by the leaderboard's harness (repeatable)")
-    p.add_argument("--model", metavar="NAME", action="append", default=[],
-                   help="report only this model (repeatable)")
-    p.add_argument("--scores", metavar="DIR", type=Path, default=None,
-                   help="where the official score files are (default: the sibling score/ tree)")
+    _run_options(p, "report")
     p.add_argument("--output", metavar="FILE", type=Path, required=True, help="the HTML file to write")
     p.add_argument("--title", default=None, help="the page title (default: twinbench report)")
     _population(p)

@@ -20,7 +20,7 @@ ERROR_ENTRY = "stored as an error"
 UNREADABLE = "unreadable rollout"
 
 
-__all__ = ["ERROR_ENTRY", "MISSING_ITEM", "UNREADABLE", "PairDecision", "anchor_attempt", "attempts", "decide", "valid_calls"]
+__all__ = ["ERROR_ENTRY", "MISSING_ITEM", "UNREADABLE", "unavailable", "PairDecision", "anchor_attempt", "attempts", "decide", "valid_calls"]
 
 
 def valid_calls(calls: Sequence[Call], tools: Sequence[str], rule: DecisionRule) -> list[Call]:
@@ -41,7 +41,8 @@ def _history(rollout: Rollout, before: int, item: Item, rule: DecisionRule) -> t
     return tuple(out)
 
 
-def _unavailable(rollout: Rollout | None) -> str | None:
+def unavailable(rollout: Rollout | None) -> str | None:
+    """Why a rollout cannot be read for a decision (missing, stored error, unreadable), or ``None``."""
     if rollout is None:
         return MISSING_ITEM
     if rollout.turns is None:
@@ -73,7 +74,7 @@ def decide(
             certification=pair.certification.status,
             compound=pair.certification.compound,
         )
-        problems = [f"{side}: {why}" for side, why in (("act", _unavailable(act_roll)), ("ask", _unavailable(ask_roll)))
+        problems = [f"{side}: {why}" for side, why in (("act", unavailable(act_roll)), ("ask", unavailable(ask_roll)))
                     if why]
         if problems:
             details = [f"{side}: {r.error.strip()[:200]}" for side, r in (("act", act_roll), ("ask", ask_roll))
@@ -122,7 +123,7 @@ def anchor_attempt(
     count_login: bool = False,
 ) -> bool | None:
     """Did this rollout attempt the action on this item's anchor turn? ``None`` if unavailable."""
-    if _unavailable(rollout) is not None:
+    if unavailable(rollout) is not None:
         return None
     tools = tuple(item.turns[anchor].tools) + tuple(extra_tools)
     return bool(attempts(valid_calls(rollout.calls_on(anchor) or (), tools, rule), item, anchor, rule, count_login))

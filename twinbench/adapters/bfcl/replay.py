@@ -11,21 +11,13 @@ import functools
 from collections.abc import Mapping, Sequence
 
 from twinbench.adapter import AdapterError
-from twinbench.decisions import ERROR_ENTRY, MISSING_ITEM, UNREADABLE
+from twinbench.decisions import unavailable
 from twinbench.model import Call, Item, Pair, Rollout
 from twinbench.replay import ItemReplay, PairReplay, Replayer
 
 from .dataset import BFCLData, RawItem
 from .runs import SCORED_CATEGORIES
 from .sandbox import Sandbox, State, World, load_classes, state_difference
-
-
-def _unavailable(rollout: Rollout | None) -> str | None:
-    if rollout is None:
-        return MISSING_ITEM
-    if rollout.turns is None:
-        return UNREADABLE if rollout.unreadable else ERROR_ENTRY
-    return None
 
 
 def _turn_calls(rollout: Rollout, turn: int) -> tuple[Call, ...]:
@@ -76,7 +68,7 @@ class BFCLReplayer(Replayer):
         for pair in pairs:
             noop = self.reference_noop(pair)
             rollout = rollouts.get(pair.ask_id)
-            why = _unavailable(rollout)
+            why = unavailable(rollout)
             if why is not None:
                 out[pair.ask_id] = PairReplay(pair.ask_id, None, None, noop, error=why)
                 continue
@@ -103,7 +95,7 @@ class BFCLReplayer(Replayer):
         """Replay one rollout; after every turn with a non-empty reference, compare with the reference state."""
         item = self.items[item_id]
         compared = sum(1 for turn in item.turns if turn.reference_text)
-        why = _unavailable(rollout)
+        why = unavailable(rollout)
         if why is not None:
             return ItemReplay(item_id, compared, 0, 0, error=why)
         reference = self.reference_states(item_id)
