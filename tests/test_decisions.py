@@ -117,3 +117,9 @@ def test_ended_early_is_no_call_and_history_is_compared_by_tool():
 def test_anchor_attempt(calls, expected):
     assert anchor_attempt(ASK, 1, roll("ask", calls), rule(), extra_tools=("mv",)) is expected
     assert anchor_attempt(ASK, 1, None, rule()) is None
+
+
+def test_calls_named_off_both_tool_lists_are_kept_for_the_unread_count():
+    stray = Call("rm", (), (("file_name", "a"),))
+    d = one({"act": roll("act", [MV, stray]), "ask": roll("ask", [stray])})
+    assert d.off_list == ("rm", "rm") and d.calls_on_act == ("mv",)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+
+import attrs
 import os
 import subprocess
 import sys
@@ -72,3 +74,43 @@ def test_only_the_scored_turns_are_read_unless_all_turns(capsys, bfcl_adapter):
     assert 0 < default["unread"]["counts"]["leaked_template_tokens"] < 228
     for key in ("act", "hold", "decision", "coverage"):  # reading more turns changes no decision
         assert default[key] == everything[key]
+
+
+def test_only_the_anchor_turns_are_read_and_the_earlier_ones_for_same_history():
+    from builders import item
+
+    from twinbench.evaluate import turns_needed
+    from twinbench.model import Side
+
+    base = item("b", "base", Side.ACT, [("a", ["ls()"]), ("b", ["mkdir(dir_name='x')"]), ("c", ["ls()"])])
+    pairs = [attrs.evolve(_pair(), ask_id="q", act_id="b", anchor_turn=2, act_anchor_turn=1)]
+    assert turns_needed(pairs) == {"b": frozenset({1}), "q": frozenset({2})}
+    assert turns_needed(pairs, history=True) == {"b": frozenset({0, 1}), "q": frozenset({0, 1, 2})}
+    assert turns_needed(pairs, all_turns=[base])["b"] == frozenset({0, 1, 2})
+
+
+def _pair():
+    from twinbench.model import Certification, CertificationStatus, Pair, PairStatus, Perturbation
+
+    return Pair("q", "b", "c", 0, 0, Perturbation.VALUE_REMOVED, (), "mutate", (),
+                Certification(CertificationStatus.CERTIFIED), PairStatus.SCORED, "scored")
+
+
+@pytest.mark.shared
+def test_the_fast_line_decoder_reads_what_json_reads(monkeypatch):
+    """Every entry of every shared result and score file is the same through msgspec and through json."""
+    from twinbench.adapters.bfcl import results
+
+    files = sorted(need_shared(BFCL_RUNS).rglob("BFCL_*_result.json"))[:6]
+    scores = sorted(BFCL_RUNS.rglob("BFCL_*_score.json"))[:4]
+    fast = [results.read_result_file(f) for f in files], [results.read_score_file(f) for f in scores]
+    monkeypatch.setattr(results, "_result_fields", _refuse)
+    monkeypatch.setattr(results, "_score_fields", _refuse)
+    slow = [results.read_result_file(f) for f in files], [results.read_score_file(f) for f in scores]
+    assert [r.entries for r in fast[0]] == [r.entries for r in slow[0]]
+    assert [(s.failed, s.failure_turns, s.model_names) for s in fast[1]] == \
+        [(s.failed, s.failure_turns, s.model_names) for s in slow[1]]
+
+
+def _refuse(line, *args):
+    raise ValueError("the stdlib path")

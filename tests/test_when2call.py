@@ -202,3 +202,15 @@ def test_real_when2call_file_gives_199_pairs_and_calibrated_policies(capsys):
                                                                   "never-act": 50.0}
     # calling the removed tool (When2Call's "tool hallucination") is acting: always-act holds back nowhere
     assert {m["model"]: m["hold"] for m in out["models"]}["always-act"] == 0.0
+
+
+def test_the_hint_under_the_policies_says_how_to_score_when2call_outputs(capsys):
+    assert main(["score", "--adapter", "when2call", "--when2call-data", str(MINI), "--bootstrap", "0"]) == 0
+    last = capsys.readouterr().out.strip().splitlines()[-1]
+    assert last == ("score your own run: twinbench score --adapter when2call --when2call-data FILE "
+                    "--results OUTPUTS.jsonl (one file per model)")
+
+
+def test_the_constructed_twin_of_a_dropped_row_says_why_it_did_not_pair(mini):
+    fates = {f.id: f for f in discover_for(mini).act_fates}
+    assert fates["rfi-same-act"].reason.startswith("the constructed twin of rfi-same, which did not pair: declared")
