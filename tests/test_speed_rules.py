@@ -114,3 +114,19 @@ def test_the_fast_line_decoder_reads_what_json_reads(monkeypatch):
 
 def _refuse(line, *args):
     raise ValueError("the stdlib path")
+
+
+def test_the_bootstrap_in_blocks_of_models_gives_the_same_intervals_and_shares(tmp_path, monkeypatch, capsys):
+    """Resampling a few models at a time (flat memory in N) changes no interval and no rank-1 share."""
+    from twinbench import evaluate
+
+    release = tiny_package(tmp_path / "rel")
+
+    def scored(block: int) -> list[dict]:
+        monkeypatch.setattr(evaluate, "BOOTSTRAP_BLOCK", block)
+        assert main(["score", "--bfcl-root", str(release), "--bootstrap", "500", "--format", "json"]) == 0
+        return json.loads(capsys.readouterr().out)["models"]
+
+    whole, one_by_one = scored(1000), scored(1)
+    assert len(whole) >= 3 and any(m["ci"] for m in whole) and any(m["rank1"] for m in whole)
+    assert [(m["ci"], m["rank1"]) for m in one_by_one] == [(m["ci"], m["rank1"]) for m in whole]

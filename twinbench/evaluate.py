@@ -286,16 +286,20 @@ def _summarize_group(group: list[ModelRun], manifest: Manifest, adapter: Adapter
     intervals = shares = None
     if n_boot > 0 and matrix.n_pairs:
         weights = stats.cluster_weights(matrix.clusters, n_boot, seed)
-        # one set of (B, M) resampled rates at a time: reduced to intervals, then to shares, then freed
-        own_samples = metrics.rates(matrix, keep, distinct, weights)
-        intervals = [{metric: _interval(own_samples.metric(metric)[:, m]) for metric in INTERVAL_METRICS}
-                     for m in range(len(group))]
-        del own_samples
+        intervals = []
+        for cols, samples in _bootstrap_blocks(matrix, keep, distinct, weights, range(len(group))):
+            intervals += [{metric: _interval(samples.metric(metric)[:, j]) for metric in INTERVAL_METRICS}
+                          for j in range(len(cols))]
         if shared_rows.any() and n_ranked:
-            shared_samples = metrics.rates(matrix, shared, distinct, weights)
-            shares = {metric: _shares_of_ranked(shared_samples.metric(metric), ranked_cols)
-                      for metric in RANK1_METRICS}
-            del shared_samples
+            ranked_index = np.flatnonzero(ranked_cols)
+            gathered: dict[str, list[np.ndarray]] = {metric: [] for metric in RANK1_METRICS}
+            for _, samples in _bootstrap_blocks(matrix, shared, distinct, weights, ranked_index):
+                for metric in RANK1_METRICS:
+                    gathered[metric].append(samples.metric(metric))
+            shares = {}
+            for metric in RANK1_METRICS:
+                shares[metric] = np.full(len(group), np.nan)
+                shares[metric][ranked_index] = 100.0 * stats.rank1_shares(np.concatenate(gathered.pop(metric), axis=1))
         del weights
     described = adapter.describe()
     records: list[ModelScore] = []
@@ -342,11 +346,21 @@ def _diagnostics(model_run: ModelRun, manifest: Manifest, matrix: DecisionMatrix
     return diagnose(model_run.decisions, manifest.scored, model_run.load, counted)
 
 
-def _shares_of_ranked(samples: np.ndarray, ranked: np.ndarray) -> np.ndarray:
-    """Rank-1 shares (percent) among the ranked columns; the others get NaN."""
-    out = np.full(samples.shape[1], np.nan)
-    out[ranked] = 100.0 * stats.rank1_shares(samples[:, ranked])
-    return out
+#: models resampled at once: the ``(B, models)`` arrays of one block are what the bootstrap holds
+#: at a time (besides the weights and the rank-1 samples), so its memory does not grow with N
+BOOTSTRAP_BLOCK = 16
+
+
+def _bootstrap_blocks(matrix: DecisionMatrix, keep: np.ndarray, distinct: bool, weights: np.ndarray,
+                      columns: Sequence[int]):
+    """``(columns, resampled rates)`` for the models at ``columns``, :data:`BOOTSTRAP_BLOCK` at a time.
+
+    Each block's rates are exact (integer weights on 0/1 bits), so blocking changes no value.
+    """
+    columns = list(columns)
+    for start in range(0, len(columns), BOOTSTRAP_BLOCK):
+        cols = columns[start:start + BOOTSTRAP_BLOCK]
+        yield cols, metrics.rates(matrix.columns(cols), keep[:, cols], distinct, weights)
 
 
 OFF_LIST = "name_not_on_tool_list"

@@ -119,6 +119,14 @@ class DecisionMatrix:
         """``(P,)`` the distinct should-act anchor turn of each pair, numbered by first appearance."""
         return _first_seen(zip(self.act_ids, self.act_anchor_turns))
 
+    def columns(self, index: Sequence[int] | np.ndarray) -> DecisionMatrix:
+        """The matrix of the models at ``index`` (column numbers), in that order; the arrays are views."""
+        index = np.asarray(index, dtype=np.intp)
+        return attrs.evolve(
+            self, models=tuple(self.models[i] for i in index), missing=self.missing[:, index],
+            **{name: getattr(self, name)[:, index] for name in _BITS},
+        )
+
     def rows(self, mask: np.ndarray) -> DecisionMatrix:
         """The matrix on the rows where ``mask`` (``(P,)`` bool) holds, in the same order."""
         index = np.flatnonzero(mask)
