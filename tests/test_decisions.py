@@ -123,3 +123,13 @@ def test_calls_named_off_both_tool_lists_are_kept_for_the_unread_count():
     stray = Call("rm", (), (("file_name", "a"),))
     d = one({"act": roll("act", [MV, stray]), "ask": roll("ask", [stray])})
     assert d.off_list == ("rm", "rm") and d.calls_on_act == ("mv",)
+
+
+def test_the_attempts_arguments_are_kept_only_when_asked_for():
+    """Scoring keeps the attempts' names; their arguments (what the diagnostics read) only with keep_calls."""
+    rollouts = {"act": roll("act", [MV]), "ask": roll("ask", [MV])}
+    (kept,) = decide("m", [pair()], ITEMS, rollouts, rule())
+    (slim,) = decide("m", [pair()], ITEMS, rollouts, rule(), keep_calls=False)
+    assert kept.act_attempt_calls == (MV,) and kept.ask_attempt_calls == (MV,)
+    assert slim.act_attempt_calls == () and slim.ask_attempt_calls == ()
+    assert attrs.evolve(slim, act_attempt_calls=(MV,), ask_attempt_calls=(MV,)) == kept

@@ -58,8 +58,13 @@ def decide(
     rule: DecisionRule,
     count_login: bool = False,
     history: bool = True,
+    keep_calls: bool = True,
 ) -> list[PairDecision]:
-    """The decision on every pair for one model (``history``: compare the calls before the anchors)."""
+    """The decision on every pair for one model (``history``: compare the calls before the anchors).
+
+    ``keep_calls``: keep the attempts themselves, with their arguments (``act_attempt_calls``,
+    ``ask_attempt_calls``: what the diagnostics read); without it only their names are kept.
+    """
     out: list[PairDecision] = []
     for pair in pairs:
         act_item, ask_item = items[pair.act_id], items[pair.ask_id]
@@ -111,8 +116,8 @@ def decide(
                 same_history=(_history(act_roll, pair.act_anchor_turn, act_item, rule)
                               == _history(ask_roll, pair.anchor_turn, ask_item, rule)) if history else None,
                 off_list=off_list,
-                act_attempt_calls=tuple(act_attempts),
-                ask_attempt_calls=tuple(ask_attempts),
+                act_attempt_calls=tuple(act_attempts) if keep_calls else (),
+                ask_attempt_calls=tuple(ask_attempts) if keep_calls else (),
             )
         )
     return out

@@ -86,7 +86,7 @@ def _read_and_decide(job: _Job) -> tuple[tuple[PairDecision, ...], RunLoad] | st
     except TwinbenchError as exc:
         return str(exc)
     decisions = decide(job.run.model, job.manifest.scored, job.manifest.items, load.rollouts, job.scorer.rule(),
-                       job.count_login, history=job.history)
+                       job.count_login, history=job.history, keep_calls=job.keep_rollouts)
     if job.replay:
         decisions = _replayed(job.scorer, job.manifest.scored, decisions, load)
     return tuple(decisions), load if job.keep_rollouts else attrs.evolve(load, rollouts={})
@@ -168,8 +168,9 @@ def evaluate(
 
     ``replay``: replay the tool-removed pairs in the adapter's simulator and credit workarounds
     (:func:`twinbench.replay.credit`); their should-ask items are read through the anchor. An
-    adapter that cannot replay calls is one error. Each run's rollouts are dropped once its
-    pairs are decided, unless ``keep_rollouts`` (the diagnostics read them).
+    adapter that cannot replay calls is one error. Each run's rollouts, and the arguments of its
+    attempts (``PairDecision.act_attempt_calls``), are dropped once its pairs are decided, unless
+    ``keep_rollouts`` (the diagnostics read them).
     """
     manifests = dict(manifests or {})
     adapters: dict[str, Adapter] = {}
