@@ -4,8 +4,10 @@
 
 Every model-run found under the runs folder (v3 flat and v4 nested layouts alike) is
 replicated, in turn, under a new model name until there are N: ``<model>--copy-<k>``.
-Files are symlinked, not copied, so a 100-model corpus costs no disk, but every file is
-still read in full by whoever scores the corpus. Score files come along (``score/``).
+Result files are symlinked, not copied, so a 100-model corpus costs little disk, but every
+file is still read in full by whoever scores the corpus. Score files come along
+(``score/``), copied with their entries relabelled as the copy's, so that the official
+verdicts are read as on a real leaderboard.
 The layout written is BFCL's own: ``OUT/result/<name>/...`` and ``OUT/score/<name>/...``.
 """
 
@@ -43,6 +45,23 @@ def _link_tree(source: Path, target: Path) -> int:
     return size
 
 
+def _rename_scores(source: Path, target: Path, model: str, name: str) -> None:
+    """Copy the score files under ``source`` with their failed entries relabelled as model ``name``.
+
+    A copy's score files must be of that copy, or twinbench rightly refuses them as another
+    model's, and the corpus would skip the official verdicts a real leaderboard has.
+    """
+    old, new = f'"model_name": "{model}"', f'"model_name": "{name}"'
+    for path in sorted(source.rglob("*")):
+        if path.is_file() and path.name.startswith("BFCL_"):
+            dest = target / path.relative_to(source)
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            if not dest.exists():
+                with path.open(encoding="utf-8") as src, dest.open("w", encoding="utf-8") as out:
+                    for line in src:
+                        out.write(line.replace(old, new))
+
+
 def build(out: Path, n_models: int, runs: Path = DEFAULT_RUNS) -> tuple[int, int]:
     """Write an ``n_models`` corpus to ``out``; return (models, result bytes)."""
     sources = model_runs(runs)
@@ -54,7 +73,7 @@ def build(out: Path, n_models: int, runs: Path = DEFAULT_RUNS) -> tuple[int, int
         name = f"{model}--copy-{k // len(sources)}"
         result_bytes += _link_tree(result_dir, out / "result" / name)
         if score_dir is not None:
-            _link_tree(score_dir, out / "score" / name)
+            _rename_scores(score_dir, out / "score" / name, model, name)
     return n_models, result_bytes
 
 
