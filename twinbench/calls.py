@@ -116,6 +116,10 @@ _TEMPLATE_TOKEN = re.compile(r"<\||\|>")
 
 # Tool-call tags of several chat templates; every quantifier is possessive, so each
 # match attempt scans a whitespace run once (the old pattern backtracked quadratically).
+#: ``isinstance(x, _MAPPING)`` is ``isinstance(x, Mapping)``, with decoded JSON's plain dicts
+#: answered before the slower abstract-class check
+_MAPPING = (dict, Mapping)
+_JSON_DECODER = json.JSONDecoder()
 _TAG = re.compile(
     r"<\|?[ \t]*+(?P<tc_close>/?)[ \t]*+tool_call[ \t]*+\|?>"  # <tool_call> </tool_call> <|tool_call|>
     r"|<\|tool_call_(?P<mc>start|end)\|>"  # MiniCPM
@@ -203,7 +207,7 @@ class UnreadTally:
 
 def call_from_mapping(name: str, arguments: Mapping[str, Any]) -> Call:
     """A ``Call`` with keyword arguments taken from ``arguments`` in its order."""
-    return Call(name=name, args=(), kwargs=tuple((key, value) for key, value in arguments.items()))
+    return Call(name=name, args=(), kwargs=tuple(arguments.items()))
 
 
 def _excerpt(value: Any) -> str:
@@ -482,7 +486,7 @@ def _json_values(s: str) -> tuple[list[Any], int]:
     the end, at anything that is not a JSON object or array, or at a value that does
     not decode; the position returned is then that of the unread rest.
     """
-    decoder = json.JSONDecoder()
+    decoder = _JSON_DECODER
     values: list[Any] = []
     position = 0
     while True:
@@ -543,7 +547,10 @@ def _decode_arguments(raw: Any) -> dict[str, Any] | None:
             raw = json.loads(raw)
         except Exception:
             return None
-    if isinstance(raw, Mapping) and all(isinstance(key, str) for key in raw):
+    if isinstance(raw, _MAPPING):
+        for key in raw:
+            if not isinstance(key, str):
+                return None
         return dict(raw)
     return None
 
@@ -563,7 +570,7 @@ def _looks_like_schema(arguments: Mapping[str, Any]) -> bool:
 
 def _looks_like_arguments(raw: Any) -> bool:
     """A record value that is meant as arguments: a mapping, ``""`` or a text opening an object."""
-    if isinstance(raw, Mapping):
+    if isinstance(raw, _MAPPING):
         return True
     if isinstance(raw, str):
         s = raw.strip()
@@ -600,11 +607,11 @@ def _call_object(obj: Mapping[str, Any], found: _Found, depth: int = 0) -> bool:
     if isinstance(tool_calls, (list, tuple)):
         if depth < 2:
             for element in tool_calls:
-                if isinstance(element, Mapping):
+                if isinstance(element, _MAPPING):
                     _call_object(element, found, depth + 1)
         return True
     function = obj.get("function")
-    if isinstance(function, Mapping) and "name" in function:
+    if isinstance(function, _MAPPING) and "name" in function:
         _named_call(function, "name", found)
         return True
     if "name" in obj:
@@ -625,10 +632,24 @@ def _native_record(record: Mapping[str, Any], found: _Found) -> None:
     """
     if not record:
         return
+    if len(record) == 1 and type(record) is dict:  # the common case, read as the general path below reads it
+        ((name, raw),) = record.items()
+        if type(name) is str and type(raw) is dict and name not in _RESERVED_KEYS and _NAME.fullmatch(name):
+            for key in raw:
+                if type(key) is not str:
+                    break
+            else:
+                found.calls.append(Call(name, (), tuple(raw.items())))
+                return
     items = list(record.items())
-    if not all(isinstance(key, str) and key not in _RESERVED_KEYS for key, _ in items):
-        return
-    meant = all(_looks_like_arguments(raw) for _, raw in items)
+    for key, _ in items:
+        if not isinstance(key, str) or key in _RESERVED_KEYS:
+            return
+    meant = True
+    for _, raw in items:
+        if not _looks_like_arguments(raw):
+            meant = False
+            break
     calls: list[Call] = []
     problems = _Found()
     for name, raw in items:
@@ -650,7 +671,7 @@ def _native_record(record: Mapping[str, Any], found: _Found) -> None:
 
 def _read_element(element: Any, found: _Found, native: bool = True, objects: bool = True) -> None:
     """One decoded element: a JSON call object, else a native record (each kind when asked for)."""
-    if not isinstance(element, Mapping):
+    if not isinstance(element, _MAPPING):
         return
     if objects:
         if _call_object(element, found):
@@ -663,7 +684,7 @@ def _read_element(element: Any, found: _Found, native: bool = True, objects: boo
 
 def _read_decoded(decoded: Any, found: _Found, native: bool = True, objects: bool = True) -> None:
     """Calls from a decoded object or list of objects; elements that are not calls are skipped."""
-    if isinstance(decoded, Mapping):
+    if isinstance(decoded, _MAPPING):
         _read_element(decoded, found, native, objects)
     elif isinstance(decoded, (list, tuple)):
         for element in decoded:
@@ -721,7 +742,7 @@ def _glm_call(s: str, found: _Found) -> bool:
         arguments = json.loads(rest)
     except Exception:
         return False
-    if not isinstance(arguments, Mapping) or not all(isinstance(k, str) for k in arguments):
+    if not isinstance(arguments, _MAPPING) or not all(isinstance(k, str) for k in arguments):
         return False
     found.calls.append(call_from_mapping(head, arguments))
     return True
@@ -835,7 +856,7 @@ def _read_function_tag(name: str, body: str, found: _Found) -> None:
     if arguments is None:
         literal = _python_reading(s, literals=True)
         arguments = literal[0] if literal and len(literal) == 1 else None
-    arguments = _decode_arguments(arguments) if isinstance(arguments, Mapping) else None
+    arguments = _decode_arguments(arguments) if isinstance(arguments, _MAPPING) else None
     if arguments is None:
         found.miss("tool_call_block_not_json", f"<function={name}>{s}")
         return
@@ -968,6 +989,8 @@ def _read_tagged(s: str, found: _Found) -> bool:
     A block runs to its closing tag, the next tag, or the end of the text. Text outside
     the blocks is not read.
     """
+    if "<" not in s:  # every tag opens with one: most texts are done here, without the pattern
+        return False
     tags = list(_TAG.finditer(s))
     if not tags:
         return False
@@ -1028,7 +1051,7 @@ def _read_text(text: str, found: _Found) -> None:
 def _read_any(step: Any, found: _Found, depth: int) -> None:
     if isinstance(step, str):
         _read_text(step, found)
-    elif isinstance(step, Mapping):
+    elif isinstance(step, _MAPPING):
         _read_element(step, found)
     elif isinstance(step, (list, tuple)):
         if any(isinstance(element, str) for element in step):
