@@ -10,6 +10,8 @@ import subprocess
 import sys
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from builders import tiny_package
 from conftest import BFCL_RUNS, REPO, need_shared
 
@@ -130,3 +132,19 @@ def test_the_bootstrap_in_blocks_of_models_gives_the_same_intervals_and_shares(t
     whole, one_by_one = scored(1000), scored(1)
     assert len(whole) >= 3 and any(m["ci"] for m in whole) and any(m["rank1"] for m in whole)
     assert [(m["ci"], m["rank1"]) for m in one_by_one] == [(m["ci"], m["rank1"]) for m in whole]
+
+
+@given(st.lists(st.binary(max_size=40).map(lambda b: b.replace(b"\n", b"")), max_size=30),
+       st.booleans(), st.integers(1, 17))
+def test_the_chunked_line_reader_gives_the_lines_file_iteration_gives(lines, final_newline, chunk):
+    """Lines across chunk boundaries, longer than a chunk, empty, and a last line without its newline."""
+    import io
+
+    from twinbench.adapters.bfcl import results
+
+    data = b"\n".join(lines) + (b"\n" if final_newline and lines else b"")
+    old, results._CHUNK_BYTES = results._CHUNK_BYTES, chunk
+    try:
+        assert list(results._lines(io.BytesIO(data))) == list(io.BytesIO(data))
+    finally:
+        results._CHUNK_BYTES = old

@@ -480,6 +480,38 @@ def _score_fields(line: bytes, decoder=msgspec.json.Decoder(_ScoreLine)) -> dict
     return out
 
 
+_CHUNK_BYTES = 1 << 22
+
+
+def _lines(handle) -> Iterator[bytes]:
+    """The lines of a binary file as iterating it gives them (split after each ``\\n``), read in large
+    chunks: several times faster on long lines. A line longer than a chunk is joined once from its
+    pieces, so the work stays linear in the file; one chunk and one line are held at a time."""
+    pieces: list[bytes] = []
+    while True:
+        chunk = handle.read(_CHUNK_BYTES)
+        if not chunk:
+            break
+        start = 0
+        end = chunk.find(b"\n")
+        while end >= 0:
+            if pieces:
+                pieces.append(chunk[start:end + 1])
+                line = b"".join(pieces)
+                pieces = []
+            else:
+                line = chunk[start:end + 1]
+            yield line
+            del line
+            start = end + 1
+            end = chunk.find(b"\n", start)
+        if start < len(chunk):
+            pieces.append(chunk[start:] if start else chunk)
+        del chunk
+    if pieces:
+        yield b"".join(pieces)
+
+
 def _json_lines(path: Path, stats: _LineStats, fast=None) -> Iterator[tuple[int, Any, str | None]]:
     """Yield ``(line number, decoded value or None, problem or None)`` for each non-blank line.
 
@@ -494,8 +526,8 @@ def _json_lines(path: Path, stats: _LineStats, fast=None) -> Iterator[tuple[int,
         raise ResultsError(f"cannot open {path}: {exc.strerror or exc}") from None
     with handle:
         try:
-            for lineno, raw in enumerate(handle, 1):
-                if not raw.strip():
+            for lineno, raw in enumerate(_lines(handle), 1):
+                if not raw or raw.isspace():
                     continue
                 stats.nonblank += 1
                 if pending is not None:
