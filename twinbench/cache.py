@@ -70,7 +70,7 @@ def cached(kind: str, key: str, compute: Callable[[], T]) -> T:
     path = cache_root() / "derived" / kind / f"{key}.pickle"
     try:
         with path.open("rb") as handle:
-            return pickle.load(handle)
+            return _load(handle)
     except FileNotFoundError:
         pass
     except Exception:  # a damaged or foreign file: recompute and replace it
@@ -78,6 +78,20 @@ def cached(kind: str, key: str, compute: Callable[[], T]) -> T:
     value = compute()
     _store(path, value)
     return value
+
+
+def _load(handle) -> Any:
+    """Unpickle with the collector paused: a large record graph creates no cycles to find, and the
+    collections its allocations would set off cost more than the loading itself."""
+    import gc
+
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return pickle.load(handle)
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def _store(path: Path, value: Any) -> None:

@@ -119,13 +119,17 @@ def _run_jobs(jobs: list[_Job]) -> list:
     workers = _workers(len(jobs))
     if workers < 2 or "fork" not in multiprocessing.get_all_start_methods():
         return [_read_and_decide(job) for job in jobs]
+    import gc
+
     global _JOBS
     _JOBS = jobs
+    gc.freeze()  # the workers' collector leaves the inherited heap (the manifests) alone: no copied pages
     try:
         with multiprocessing.get_context("fork").Pool(workers) as pool:
             return pool.map(_job_at, range(len(jobs)), chunksize=1)
     finally:
         _JOBS = []
+        gc.unfreeze()
 
 
 def turns_needed(pairs: Sequence[Pair], history: bool = False, all_turns: Sequence[Item] = ()) -> dict[str, frozenset[int]]:
