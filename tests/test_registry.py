@@ -49,3 +49,14 @@ def test_bad_entry_point_target():
         registry._load_target("twinbench.nothing_here:Nope")
     with pytest.raises(AdapterError, match="not a twinbench Adapter"):
         registry._load_target("twinbench.report:table")
+
+
+def test_a_built_in_name_loads_the_built_in_adapter_without_scanning_entry_points(monkeypatch):
+    from twinbench import registry
+    from twinbench.adapters.bfcl import BFCLAdapter
+
+    def scan():
+        raise AssertionError("the entry points were scanned")
+
+    monkeypatch.setattr(registry, "_entry_points", scan)
+    assert registry.get("bfcl") is BFCLAdapter

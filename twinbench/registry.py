@@ -13,7 +13,6 @@ and a third-party package adds one the same way, without touching twinbench::
 from __future__ import annotations
 
 import importlib
-from importlib.metadata import entry_points
 
 import attrs
 
@@ -54,6 +53,8 @@ def unregister(name: str) -> None:
 
 
 def _entry_points() -> dict[str, tuple[str, str]]:
+    from importlib.metadata import entry_points
+
     found: dict[str, tuple[str, str]] = {}
     for ep in entry_points(group=GROUP):
         dist = getattr(ep, "dist", None)
@@ -97,9 +98,16 @@ def available() -> list[AdapterInfo]:
 
 
 def get(name: str) -> type[Adapter]:
-    """The adapter class registered under ``name``."""
+    """The adapter class registered under ``name``.
+
+    A built-in name is the built-in adapter without looking at the installed entry points
+    (scanning them costs each command tens of milliseconds); another package's adapter takes
+    a name of its own.
+    """
     if name in _registered:
         return _registered[name]
+    if name in _builtin.BUILTIN:
+        return _load_target(_builtin.BUILTIN[name])
     points = _entry_points()
     if name in points:
         return _load_target(points[name][0])

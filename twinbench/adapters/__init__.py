@@ -1,7 +1,8 @@
 """Built-in adapters. Each registers through the ``twinbench.adapters`` entry-point group.
 
-``BUILTIN`` is used only when twinbench runs from a source tree that was never
-installed (no entry-point metadata); ``DEFAULT`` is the adapter ``--adapter`` names
+``BUILTIN`` maps the built-in names to their classes: ``--adapter bfcl`` loads its class
+from here without scanning the installed entry points (the entry points list them for
+``twinbench adapters`` and other tools); ``DEFAULT`` is the adapter ``--adapter`` names
 when it is not given. Importing this package imports no adapter.
 """
 
