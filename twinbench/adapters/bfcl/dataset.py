@@ -135,6 +135,33 @@ def _initial_config(item_id: str, value: object) -> dict:
 
 
 def load(release: ReleaseData) -> BFCLData:
+    """The release's items, classes and function lists, checked; derived once per content of its files.
+
+    The key is every byte :func:`_load` reads (question and answer files, the harness
+    constants, the function docs), the folder and the release's description, so an edited
+    or moved release is read again. Errors are never stored: a broken release says so each time.
+    """
+    from twinbench import cache
+
+    return cache.cached("bfcl-data", cache.key_of(_input_digest(release)), lambda: _load(release))
+
+
+def _input_digest(release: ReleaseData) -> list[bytes | str]:
+    """Everything :func:`_load` depends on, as key parts (a missing file is a part of its own)."""
+    files = [release.answer_file(c) for c in CATEGORIES] + [release.question_file(c) for c in CATEGORIES]
+    files += sorted((release.root / "constants").glob("*.py"))
+    files += sorted((release.root / "data" / "multi_turn_func_doc").glob("*"))
+    parts: list[bytes | str] = [repr((str(release.root), release.release, release.source, release.prefix))]
+    for path in files:
+        parts.append(str(path))
+        try:
+            parts.append(hashlib.sha256(path.read_bytes()).digest())
+        except OSError:
+            parts.append("unreadable")
+    return parts
+
+
+def _load(release: ReleaseData) -> BFCLData:
     raw: list[RawItem] = []
     problems: list[str] = []
     seen: set[str] = set()
