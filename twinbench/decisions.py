@@ -10,7 +10,7 @@ model; it is never read as "held back".
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 from twinbench.model import Call, Item, Pair, PairDecision, Rollout
 from twinbench.rules import DecisionRule
@@ -23,9 +23,9 @@ UNREADABLE = "unreadable rollout"
 __all__ = ["ERROR_ENTRY", "MISSING_ITEM", "UNREADABLE", "unavailable", "PairDecision", "anchor_attempt", "attempts", "decide", "valid_calls"]
 
 
-def valid_calls(calls: Sequence[Call], tools: Sequence[str], rule: DecisionRule) -> list[Call]:
+def valid_calls(calls: Sequence[Call], tools: Collection[str], rule: DecisionRule) -> list[Call]:
     """Calls the rule maps onto the tool list, named as the tool: prose-born names never pass."""
-    return rule.resolve(calls, frozenset(tools))
+    return rule.resolve(calls, tools if isinstance(tools, frozenset) else frozenset(tools))
 
 
 def attempts(calls: Sequence[Call], item: Item, turn: int, rule: DecisionRule, count_login: bool = False) -> list[Call]:
@@ -87,14 +87,14 @@ def decide(
             out.append(PairDecision(**common, scored=False, missing="; ".join(problems),
                                     missing_detail=" | ".join(details) or None))
             continue
-        act_tools = act_item.turns[pair.act_anchor_turn].tools
-        ask_tools = tuple(ask_item.turns[pair.anchor_turn].tools) + pair.removed_tools
+        act_tools = frozenset(act_item.turns[pair.act_anchor_turn].tools)
+        ask_tools = frozenset(ask_item.turns[pair.anchor_turn].tools).union(pair.removed_tools)
         act_raw = act_roll.calls_on(pair.act_anchor_turn) or ()
         ask_raw = ask_roll.calls_on(pair.anchor_turn) or ()
         act_calls = valid_calls(act_raw, act_tools, rule)
         ask_calls = valid_calls(ask_raw, ask_tools, rule)
-        off_list = tuple(c.name for c in act_raw if rule.tool_of(c.name, frozenset(act_tools)) is None) + tuple(
-            c.name for c in ask_raw if rule.tool_of(c.name, frozenset(ask_tools)) is None)
+        off_list = tuple(c.name for c in act_raw if rule.tool_of(c.name, act_tools) is None) + tuple(
+            c.name for c in ask_raw if rule.tool_of(c.name, ask_tools) is None)
         act_attempts = attempts(act_calls, act_item, pair.act_anchor_turn, rule, count_login)
         ask_attempts = attempts(ask_calls, ask_item, pair.anchor_turn, rule, count_login)
         held = not ask_attempts

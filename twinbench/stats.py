@@ -52,6 +52,8 @@ CREDITED_METRICS: tuple[str, ...] = ("hold_credited", "decision_credited")
 # Rows of the weight matrix processed per matrix product. Bounds the float64
 # copy of the weights to about _CHUNK_ROWS * P * 8 bytes.
 _CHUNK_ROWS = 2048
+# Cluster draws counted per block in cluster_weights: about this many draws at a time.
+_COUNT_ROWS = 1 << 18
 
 
 # --------------------------------------------------------------------------- #
@@ -93,13 +95,19 @@ def cluster_weights(clusters: np.ndarray, n_boot: int, seed: int) -> np.ndarray:
     # K uniform draws per resample, counted per row with one offset bincount
     # (same law as multinomial(K, [1/K] * K), several times faster).
     # counts[b, j] = times cluster j is drawn in resample b; each row sums to K.
+    # The draws come in one call (the stream, and so every interval, is fixed by the seed);
+    # they are counted a block of rows at a time, so that the counting's int64 temporaries
+    # stay small beside the (B, P) result.
     index_dtype = np.int32 if n_boot * k < 2**31 else np.int64
     draws = rng.integers(0, k, size=(n_boot, k), dtype=index_dtype)
-    draws += np.arange(n_boot, dtype=draws.dtype)[:, None] * k
-    counts = np.bincount(draws.reshape(-1), minlength=n_boot * k)
-    del draws
-    counts = counts.reshape(n_boot, k).astype(np.int32)
-    return counts[:, inverse]
+    out = np.empty((n_boot, inverse.size), dtype=np.int32)
+    rows = max(1, _COUNT_ROWS // max(1, k))
+    for start in range(0, n_boot, rows):
+        block = draws[start:start + rows]
+        offsets = np.arange(block.shape[0], dtype=np.int64)[:, None] * k
+        counts = np.bincount((block + offsets).reshape(-1), minlength=block.shape[0] * k)
+        out[start:start + rows] = counts.reshape(block.shape[0], k)[:, inverse]
+    return out
 
 
 def _as_matrix(name: str, values: ArrayLike) -> np.ndarray:
