@@ -148,3 +148,47 @@ def test_the_chunked_line_reader_gives_the_lines_file_iteration_gives(lines, fin
         assert list(results._lines(io.BytesIO(data))) == list(io.BytesIO(data))
     finally:
         results._CHUNK_BYTES = old
+
+
+def test_a_rerun_takes_an_unchanged_runs_decisions_from_the_cache(tmp_path, monkeypatch, capsys):
+    """Kept decisions: used while the run's files are unchanged, never for a changed or a fresh
+    file, not with --fresh, not for the reference policies; the output is the same either way."""
+    from test_score import good_lines, write_run
+
+    from twinbench import evaluate
+    from twinbench.adapters.bfcl.runs import BFCLRuns
+
+    monkeypatch.setenv("TWINBENCH_CACHE", str(tmp_path / "cache"))
+    monkeypatch.delenv("TWINBENCH_NO_CACHE", raising=False)
+    monkeypatch.setenv("TWINBENCH_WORKERS", "1")
+    release = tiny_package(tmp_path / "rel")
+    reads = []
+    original = BFCLRuns.read
+    monkeypatch.setattr(BFCLRuns, "read", lambda self, run, ids: reads.append(run.model) or original(self, run, ids))
+    kept = tmp_path / "cache" / "derived" / evaluate.DECISIONS
+
+    def scored(*extra) -> tuple[dict, str]:
+        assert main(["score", "--bfcl-root", str(release), "--results", str(tmp_path / "runs"), "--bootstrap", "0",
+                     "--format", "json", *extra]) == 0
+        out = capsys.readouterr()
+        return json.loads(out.out)["models"], out.err
+
+    monkeypatch.setattr(evaluate, "RECENT_SECONDS", 0.0)
+    assert main(["score", "--bfcl-root", str(release), "--bootstrap", "0", "--format", "json"]) == 0
+    capsys.readouterr()
+    assert not kept.exists() and len(reads) == 3  # the reference policies are written anew: nothing kept
+    reads.clear()
+    monkeypatch.setattr(evaluate, "RECENT_SECONDS", 2.0)
+    write_run(tmp_path / "runs", "m", good_lines())
+    first = scored()
+    assert reads == ["m"] and not kept.exists()  # files written just now are read every time
+    scored()
+    assert reads == ["m", "m"]
+
+    monkeypatch.setattr(evaluate, "RECENT_SECONDS", 0.0)
+    assert scored() == first and reads == ["m"] * 3 and len(list(kept.iterdir())) == 1
+    assert scored() == first and reads == ["m"] * 3  # unchanged: not read again
+    assert scored("--fresh") == first and reads == ["m"] * 4
+    write_run(tmp_path / "runs", "m", good_lines(base_step="Which name?"))  # the run changes: read again
+    (changed,), _ = scored()
+    assert reads == ["m"] * 5 and changed["act"] == 0.0 and first[0][0]["act"] == 100.0

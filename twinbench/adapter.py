@@ -77,6 +77,15 @@ class RunReader(abc.ABC):
         those turns and leaves the others ``None`` in ``Rollout.turns``.
         """
 
+    def sources(self, run: RunRef) -> Sequence[Path]:
+        """The files :meth:`read` reads for ``run``, if the reader can name them.
+
+        While none of them changes (same size, modification and change times, inode), a rerun
+        takes the run's decisions from the twinbench cache instead of reading it again
+        (``score --fresh`` reads anyway). The default, no files, means: always read.
+        """
+        return ()
+
     def check_reading(self, paths: Sequence[Path], models: Sequence[str] = ()) -> ReadingCheck:
         """Compare what twinbench reads from the runs with the leaderboard's own reading (``twinbench calls``)."""
         raise AdapterError("this adapter's runs store no reading of their own to check twinbench's against")

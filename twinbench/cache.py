@@ -7,9 +7,14 @@ under ``<cache>/derived/`` (``$TWINBENCH_CACHE``, else ``$XDG_CACHE_HOME/twinben
 twinbench's own source files, so an unchanged release is never re-analysed and a changed one
 (or a changed twinbench) always is. ``TWINBENCH_NO_CACHE=1`` turns the cache off.
 
-The files are pickles that twinbench writes into the user's own cache folder and reads
-back; they hold records derived from benchmark data, never model outputs. A file that
-cannot be read (truncated, another Python) is ignored and rewritten.
+Each run's decisions are kept the same way (``decisions/``), keyed by the above and by the
+size, times and inode of every file the run was read from (:meth:`RunReader.sources`): a
+rerun reads only the runs whose files changed (``score --fresh`` reads every run again).
+
+The files are pickles that twinbench writes into the user's own cache folder (readable by
+the user alone) and reads back: twinbench's own records, derived from benchmark data and, for
+decisions, from the model outputs they were read off; never code. A file that cannot be read
+(truncated, another Python) is ignored and rewritten.
 """
 
 from __future__ import annotations
@@ -63,20 +68,38 @@ def enabled() -> bool:
     return os.environ.get(OFF_ENV, "") in ("", "0")
 
 
-def cached(kind: str, key: str, compute: Callable[[], T]) -> T:
-    """``compute()``, or its stored result for ``key``; the result is stored when it is new."""
+_ABSENT = object()
+
+
+def _path(kind: str, key: str) -> Path:
+    return cache_root() / "derived" / kind / f"{key}.pickle"
+
+
+def recall(kind: str, key: str, default: Any = None) -> Any:
+    """The value stored for ``key`` (``default`` when there is none, or when the cache is off)."""
     if not enabled():
-        return compute()
-    path = cache_root() / "derived" / kind / f"{key}.pickle"
+        return default
     try:
-        with path.open("rb") as handle:
+        with _path(kind, key).open("rb") as handle:
             return _load(handle)
     except FileNotFoundError:
-        pass
-    except Exception:  # a damaged or foreign file: recompute and replace it
-        pass
-    value = compute()
-    _store(path, value)
+        return default
+    except Exception:  # a damaged or foreign file: as if absent (it is replaced when stored again)
+        return default
+
+
+def remember(kind: str, key: str, value: Any) -> None:
+    """Store ``value`` for ``key`` (nothing when the cache is off)."""
+    if enabled():
+        _store(_path(kind, key), value)
+
+
+def cached(kind: str, key: str, compute: Callable[[], T]) -> T:
+    """``compute()``, or its stored result for ``key``; the result is stored when it is new."""
+    value = recall(kind, key, _ABSENT)
+    if value is _ABSENT:
+        value = compute()
+        remember(kind, key, value)
     return value
 
 

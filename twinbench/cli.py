@@ -203,7 +203,7 @@ def cmd_score(args: argparse.Namespace, adapter_cls: type[Adapter]) -> int:
     scores, evaluation = score(adapter, [Path(p) for p in args.results], args.model, args.scores,
                                _discovery_options(args), _score_options(args), args.bootstrap, args.seed,
                                args.min_coverage, all_turns=args.all_turns, replay=args.replay,
-                               diagnostics=args.diagnostics)
+                               diagnostics=args.diagnostics, fresh=args.fresh)
     for line in scores.warnings:
         print(f"twinbench: {line}", file=sys.stderr)
     if args.per_item:
@@ -529,6 +529,9 @@ def build_parser(adapter_cls: type[Adapter] | None = None) -> argparse.ArgumentP
     p.add_argument("--all-turns", action="store_true",
                    help="read every turn of every item, not only the turns scored, so that every step that looks "
                         "like a call but gives none is counted (slower)")
+    p.add_argument("--fresh", action="store_true",
+                   help="read every run again, even those whose files are unchanged since they were last read "
+                        "(by default their decisions come from the twinbench cache)")
     p.add_argument("--explain", action="store_true",
                    help="say what every column means, with the reference policies as the worked example")
     p.add_argument("--replay", action="store_true",

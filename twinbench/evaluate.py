@@ -77,6 +77,7 @@ class _Job:
     history: bool
     replay: bool = False
     keep_rollouts: bool = False  # the diagnostics read them after deciding
+    reuse: str | None = None  # the population's part of the reuse key; None: always read the run
 
 
 def _read_and_decide(job: _Job) -> tuple[tuple[PairDecision, ...], RunLoad] | str:
@@ -112,9 +113,76 @@ def _workers(jobs: int) -> int:
     return max(1, min(jobs, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1))
 
 
+DECISIONS = "decisions"  # the cache kind of each run's kept decisions
+#: a file changed this recently is always read: a rewrite within the same tick of the file
+#: system's clock (same size) would keep its times, so its kept decisions are not trusted
+RECENT_SECONDS = 2.0
+
+
+def _population_part(scorer: Adapter, manifest: Manifest, options: DiscoveryOptions,
+                     needed: Mapping[str, frozenset[int]]) -> str | None:
+    """What every run's kept decisions depend on besides the run: the data, the options, the pairs
+    and the turns read."""
+    import hashlib
+
+    from twinbench import cache
+
+    data = scorer.cache_key()
+    if data is None:
+        return None
+    pairs = hashlib.sha256(repr(manifest.scored).encode("utf-8")).hexdigest()
+    turns = repr(sorted((item, sorted(read)) for item, read in needed.items()))
+    return cache.key_of([scorer.name, data, repr(attrs.asdict(options)), pairs, turns])
+
+
+def _reuse_key(job: _Job) -> str | None:
+    """The key a run's decisions are kept under: its population, the reading asked for, and the
+    size, times and inode of every file its reader reads; None when they cannot be kept."""
+    import os
+    import time
+
+    from twinbench import cache
+
+    if job.reuse is None or job.keep_rollouts or not cache.enabled():
+        return None
+    files = job.scorer.reader().sources(job.run)
+    if not files:
+        return None
+    parts = [job.reuse, job.run.model, str(job.run.location), repr(sorted(job.run.details.items())),
+             repr((job.count_login, job.history, job.replay))]
+    recent = time.time_ns() - int(RECENT_SECONDS * 1e9)
+    for path in files:
+        try:
+            st = os.stat(path)
+        except OSError:
+            return None  # the reader will say what is wrong with it
+        if max(st.st_mtime_ns, st.st_ctime_ns) >= recent:
+            return None  # still being written, or rewritten within the file system's clock tick: read it
+        parts.append(f"{path}|{st.st_dev}|{st.st_ino}|{st.st_size}|{st.st_mtime_ns}|{st.st_ctime_ns}")
+    return cache.key_of(parts)
+
+
 def _run_jobs(jobs: list[_Job]) -> list:
-    """Every job's result, in order: in forked worker processes when there are many runs and cores."""
+    """Every job's result, in order. A run whose files are unchanged since it was last read gives
+    its kept decisions; the others are read, in forked workers when there are many runs and cores."""
+    from twinbench import cache
+
+    keys = [_reuse_key(job) for job in jobs]
+    out = [cache.recall(DECISIONS, key) if key else None for key in keys]
+    todo = [i for i, kept in enumerate(out) if kept is None]
+    for i, result in zip(todo, _compute([jobs[i] for i in todo])):
+        out[i] = result
+        if keys[i] and not isinstance(result, str):  # a run that could not be read is read again next time
+            cache.remember(DECISIONS, keys[i], result)
+    return out
+
+
+def _compute(jobs: list[_Job]) -> list:
+    """Read and decide every job: in forked worker processes when there are many runs and cores."""
     import multiprocessing
+
+    if not jobs:
+        return []
 
     workers = _workers(len(jobs))
     if workers < 2 or "fork" not in multiprocessing.get_all_start_methods():
@@ -162,6 +230,7 @@ def evaluate(
     all_turns: bool = False,
     replay: bool = False,
     keep_rollouts: bool = False,
+    reuse: bool = True,
 ) -> Evaluation:
     """Decide every pair for every run. ``manifests`` (by :func:`population_key`) saves re-discovery.
 
@@ -175,12 +244,17 @@ def evaluate(
     adapter that cannot replay calls is one error. Each run's rollouts, and the arguments of its
     attempts (``PairDecision.act_attempt_calls``), are dropped once its pairs are decided, unless
     ``keep_rollouts`` (the diagnostics read them).
+
+    ``reuse``: a run whose files are unchanged since it was last read here (see
+    :meth:`RunReader.sources`) is not read again: its decisions come from the twinbench cache,
+    the same as reading gives them. It needs the adapter's :meth:`Adapter.cache_key`.
     """
     manifests = dict(manifests or {})
     adapters: dict[str, Adapter] = {}
     all_warnings = list(warnings)
     all_skipped = list(skipped)
     jobs: list[_Job] = []
+    reuse_parts: dict[str, str | None] = {}
     for run in runs:
         scorer = adapter.for_run(run)
         key = population_key(scorer)
@@ -198,7 +272,10 @@ def evaluate(
         needed = turns_needed(manifest.scored, history, tuple(manifest.items.values()) if all_turns else ())
         if replay:
             needed = _with_replayed_turns(needed, manifest.scored)
-        jobs.append(_Job(run, key, scorer, manifest, needed, options.count_login, history, replay, keep_rollouts))
+        if reuse and key not in reuse_parts:
+            reuse_parts[key] = _population_part(scorer, manifest, options, needed)
+        jobs.append(_Job(run, key, scorer, manifest, needed, options.count_login, history, replay, keep_rollouts,
+                         reuse_parts.get(key)))
     out: list[ModelRun] = []
     for job, result in zip(jobs, _run_jobs(jobs)):
         if isinstance(result, str):  # one unreadable run does not stop the others
@@ -436,11 +513,12 @@ def score(adapter: Adapter, results: Sequence[Path], models: Sequence[str] = (),
           population: DiscoveryOptions = DiscoveryOptions(), options: ScoreOptions = ScoreOptions(),
           n_boot: int = DEFAULT_BOOTSTRAP, seed: int = DEFAULT_SEED,
           min_coverage: float = DEFAULT_MIN_COVERAGE, all_turns: bool = False,
-          replay: bool = False, diagnostics: bool = False) -> tuple[ScoreReport, Evaluation]:
+          replay: bool = False, diagnostics: bool = False, fresh: bool = False) -> tuple[ScoreReport, Evaluation]:
     """``twinbench score``: the runs under ``results`` (or, with none, the reference policies), scored.
 
-    ``replay``: credit workarounds (see :func:`evaluate`). Returns the report and the evaluation
-    it was made from (the per-item CSV reads the latter).
+    ``replay``: credit workarounds (see :func:`evaluate`). ``fresh``: read every run, even one whose
+    decisions are kept (see ``reuse`` there). Returns the report and the evaluation it was made
+    from (the per-item CSV reads the latter).
     """
     import tempfile
 
@@ -460,7 +538,8 @@ def score(adapter: Adapter, results: Sequence[Path], models: Sequence[str] = (),
             runs = policy_runs(adapter, Path(tmp), next(iter(manifests.values())))
             skipped, warnings = (), ()
         evaluation = evaluate(adapter, runs, population, skipped, warnings, manifests, history=options.same_history,
-                              all_turns=all_turns, replay=replay, keep_rollouts=diagnostics)
+                              all_turns=all_turns, replay=replay, keep_rollouts=diagnostics,
+                              reuse=bool(results) and not fresh)
         report_ = summarize(evaluation, options, n_boot, seed, population, adapter=adapter.name,
                             embedded_default=not results, min_coverage=min_coverage, diagnostics=diagnostics)
     return attrs.evolve(report_, results_usage=adapter.reader().results_usage), evaluation

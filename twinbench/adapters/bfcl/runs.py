@@ -252,6 +252,12 @@ class BFCLRuns(RunReader):
     def write(self, directory: Path, model: str, rollouts: Mapping[str, Sequence[Sequence[Sequence[Call]]]]) -> RunRef:
         return write(directory, model, rollouts, self.category_of, self.dataset_prefix)
 
+    def sources(self, run: RunRef) -> tuple[Path, ...]:
+        """The result file of each scored category and the score files beside them."""
+        found: results.RunFiles = run.payload
+        return tuple(found.files[c] for c in SCORED_CATEGORIES) + tuple(
+            found.score_files[c] for c in SCORED_CATEGORIES if c in found.score_files)
+
     def check_reading(self, paths: Sequence[Path], models: Sequence[str] = ()) -> CrossCheck:
         """Every failed item's turns: twinbench's reading against BFCL's ``model_result_decoded``."""
         from . import crosscheck
