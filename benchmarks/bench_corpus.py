@@ -3,8 +3,10 @@
     python benchmarks/bench_corpus.py [--models 17 100] [--repeats 3] [--runs ../shared/bfcl-runs]
 
 For each N it builds a corpus (benchmarks/corpus.py: the real runs replicated under new
-names), then times, as whole processes: `twinbench score --bootstrap 0`, `twinbench score`
-(default B=10000) and the stdlib scorer (benchmarks/stdlib_scorer.py). It prints, per
+names), then times, as whole processes: `twinbench score --bootstrap 0 --fresh` and `twinbench
+score --fresh` (default B=10000), which read every run as a first run does; the same two
+without --fresh, a rerun that takes every run's kept decisions from the cache; and the stdlib
+scorer (benchmarks/stdlib_scorer.py). It prints, per
 command, the median wall time over the repeats, MB/s of result files, the peak resident
 memory of the process, and the time per model; then the ratios the targets are stated in.
 It also times `twinbench --help` and `twinbench adapters`, and the in-process bootstrap
@@ -88,6 +90,17 @@ def main() -> int:
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "twinbench")], check=True,
                    stdout=subprocess.DEVNULL)
     work = Path(tempfile.mkdtemp(prefix="twinbench-bench-"))
+    # a cache of the benchmark's own, so that the corpora's kept decisions go with it; the
+    # downloaded releases are shared with the user's cache (nothing is fetched again)
+    sys.path.insert(0, str(ROOT))
+    from twinbench import cache
+
+    user_cache = cache.cache_root()
+    (work / "cache").mkdir()
+    for entry in user_cache.iterdir() if user_cache.is_dir() else ():
+        if entry.name != "derived":
+            os.symlink(entry, work / "cache" / entry.name)
+    os.environ[cache.CACHE_ENV] = str(work / "cache")
     try:
         pairs, labels = work / "pairs.json", work / "labels.json"
         subprocess.run(twinbench("pairs", "--format", "json", "--output", str(pairs)), check=True)
@@ -101,10 +114,12 @@ def main() -> int:
             _, size = corpus.build(folder, n, args.runs)
             mb = size / 1e6
             print(f"\n{n} models, {mb:.0f} MB of result files")
-            rows = {
-                "score --bootstrap 0": twinbench("score", "--results", str(folder / "result"), "--bootstrap", "0",
-                                                 "--format", "json"),
-                "score (B=10000)": twinbench("score", "--results", str(folder / "result"), "--format", "json"),
+            score = ("score", "--results", str(folder / "result"), "--format", "json")
+            rows = {  # --fresh: every run read, as on a first run; without it, the decisions kept
+                "score --bootstrap 0": twinbench(*score, "--bootstrap", "0", "--fresh"),
+                "score (B=10000)": twinbench(*score, "--fresh"),
+                "rerun --bootstrap 0 (kept)": twinbench(*score, "--bootstrap", "0"),
+                "rerun (B=10000, kept)": twinbench(*score),
                 "stdlib scorer": [sys.executable, str(HERE / "stdlib_scorer.py"), str(folder), str(pairs),
                                   str(labels)],
             }
@@ -116,7 +131,8 @@ def main() -> int:
                       f"{1000 * wall / n:6.1f} ms/model")
             base = results["stdlib scorer"]
             print(f"  ratio to stdlib: --bootstrap 0 {results['score --bootstrap 0'] / base:.2f}x, "
-                  f"B=10000 {results['score (B=10000)'] / base:.2f}x")
+                  f"B=10000 {results['score (B=10000)'] / base:.2f}x; rerun (kept decisions) "
+                  f"{results['rerun --bootstrap 0 (kept)'] / base:.2f}x, B=10000 {results['rerun (B=10000, kept)'] / base:.2f}x")
             per_n[n] = results
         if len(per_n) >= 2:
             small, large = min(per_n), max(per_n)

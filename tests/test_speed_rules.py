@@ -192,3 +192,24 @@ def test_a_rerun_takes_an_unchanged_runs_decisions_from_the_cache(tmp_path, monk
     write_run(tmp_path / "runs", "m", good_lines(base_step="Which name?"))  # the run changes: read again
     (changed,), _ = scored()
     assert reads == ["m"] * 5 and changed["act"] == 0.0 and first[0][0]["act"] == 100.0
+
+
+def test_cache_files_unused_for_a_month_are_removed_at_most_once_a_day(tmp_path, monkeypatch):
+    import time
+
+    monkeypatch.setenv("TWINBENCH_CACHE", str(tmp_path))
+    monkeypatch.delenv("TWINBENCH_NO_CACHE", raising=False)
+    derived = tmp_path / "derived"
+    month = (cache.UNUSED_DAYS + 1) * 86400
+    cache.remember("k", "old", 1)
+    cache.remember("k", "used", 2)
+    for name in ("old", "used"):
+        os.utime(derived / "k" / f"{name}.pickle", (time.time() - month,) * 2)
+    os.utime(derived / ".last-pruned", (time.time() - 2 * 86400,) * 2)
+    assert cache.recall("k", "used") == 2  # using a file makes it recent
+    cache.remember("k", "new", 3)  # storing looks for unused files: more than a day since the last look
+    assert sorted(p.stem for p in (derived / "k").iterdir()) == ["new", "used"]
+    cache.remember("k", "old", 1)
+    os.utime(derived / "k" / "old.pickle", (time.time() - month,) * 2)
+    cache.remember("k", "newer", 4)  # looked less than a day ago: nothing removed
+    assert (derived / "k" / "old.pickle").exists()

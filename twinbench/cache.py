@@ -11,7 +11,8 @@ Each run's decisions are kept the same way (``decisions/``), keyed by the above 
 size, times and inode of every file the run was read from (:meth:`RunReader.sources`): a
 rerun reads only the runs whose files changed (``score --fresh`` reads every run again).
 
-The files are pickles that twinbench writes into the user's own cache folder (readable by
+A file unused for 30 days is removed (looked for at most once a day), so the folder holds
+what is in use. The files are pickles that twinbench writes into the user's own cache folder (readable by
 the user alone) and reads back: twinbench's own records, derived from benchmark data and, for
 decisions, from the model outputs they were read off; never code. A file that cannot be read
 (truncated, another Python) is ignored and rewritten.
@@ -79,13 +80,19 @@ def recall(kind: str, key: str, default: Any = None) -> Any:
     """The value stored for ``key`` (``default`` when there is none, or when the cache is off)."""
     if not enabled():
         return default
+    path = _path(kind, key)
     try:
-        with _path(kind, key).open("rb") as handle:
-            return _load(handle)
+        with path.open("rb") as handle:
+            value = _load(handle)
     except FileNotFoundError:
         return default
     except Exception:  # a damaged or foreign file: as if absent (it is replaced when stored again)
         return default
+    try:
+        os.utime(path)  # its time is when it was last used: pruning keeps what is in use
+    except OSError:
+        pass
+    return value
 
 
 def remember(kind: str, key: str, value: Any) -> None:
@@ -128,3 +135,41 @@ def _store(path: Path, value: Any) -> None:
             os.unlink(handle.name)
         except (OSError, UnboundLocalError):
             pass
+        return
+    prune(path.parent.parent)
+
+
+#: a stored file unused this long is removed (a release no longer scored, an older twinbench's records)
+UNUSED_DAYS = 30
+_PRUNED = ".last-pruned"
+
+
+def prune(derived: Path, now: float | None = None) -> int:
+    """Remove the files under ``derived`` unused for :data:`UNUSED_DAYS`, at most once a day.
+
+    Every change of the data, of a run or of twinbench itself keys new files, so without this
+    the folder would only grow. Returns how many files were removed.
+    """
+    import time
+
+    now = time.time() if now is None else now
+    marker = derived / _PRUNED
+    try:
+        if now - marker.stat().st_mtime < 86400:
+            return 0
+    except OSError:
+        pass
+    removed = 0
+    for path in derived.glob("*/*"):
+        try:
+            if path.suffix in (".pickle", ".tmp") and now - path.stat().st_mtime > UNUSED_DAYS * 86400:
+                path.unlink()
+                removed += 1
+        except OSError:
+            continue
+    try:
+        marker.touch()
+        os.utime(marker, (now, now))
+    except OSError:
+        pass
+    return removed
