@@ -213,3 +213,20 @@ def test_cache_files_unused_for_a_month_are_removed_at_most_once_a_day(tmp_path,
     os.utime(derived / "k" / "old.pickle", (time.time() - month,) * 2)
     cache.remember("k", "newer", 4)  # looked less than a day ago: nothing removed
     assert (derived / "k" / "old.pickle").exists()
+
+
+def test_the_records_carried_by_the_thousand_pickle_as_constructor_calls():
+    """Call, Turn, Item, Certification, Pair and PairDecision load through their __init__ (fast), unchanged."""
+    import pickle
+
+    from builders import item
+
+    from twinbench.model import Call, Certification, PairDecision, Side
+
+    built = item("b", "base", Side.ACT, [("move a", ["mv(source='a', destination='b')"])])
+    decision = PairDecision("m", "q", "b", "miss_param", 1, 1, "certified", True, True, None, acted=True,
+                            held_back=False, calls_on_ask=("mv",), act_attempt_calls=(Call("mv", (1,), (("x", 2),)),))
+    for record in (built, built.turns[0], built.turns[0].reference[0], _pair(), _pair().certification,
+                   Certification(_pair().certification.status, "r", True, ("ls",), ()), decision):
+        assert record.__reduce__()[0] is type(record)
+        assert pickle.loads(pickle.dumps(record)) == record

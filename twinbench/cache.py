@@ -25,6 +25,7 @@ import hashlib
 import os
 import pickle
 import tempfile
+import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -84,14 +85,16 @@ def recall(kind: str, key: str, default: Any = None) -> Any:
     try:
         with path.open("rb") as handle:
             value = _load(handle)
+            stale = time.time() - os.fstat(handle.fileno()).st_mtime > 86400
     except FileNotFoundError:
         return default
     except Exception:  # a damaged or foreign file: as if absent (it is replaced when stored again)
         return default
-    try:
-        os.utime(path)  # its time is when it was last used: pruning keeps what is in use
-    except OSError:
-        pass
+    if stale:  # its time says when it was last used (to a day): pruning keeps what is in use
+        try:
+            os.utime(path)
+        except OSError:
+            pass
     return value
 
 
@@ -150,8 +153,6 @@ def prune(derived: Path, now: float | None = None) -> int:
     Every change of the data, of a run or of twinbench itself keys new files, so without this
     the folder would only grow. Returns how many files were removed.
     """
-    import time
-
     now = time.time() if now is None else now
     marker = derived / _PRUNED
     try:

@@ -255,6 +255,7 @@ def evaluate(
     all_skipped = list(skipped)
     jobs: list[_Job] = []
     reuse_parts: dict[str, str | None] = {}
+    needed_by_population: dict[str, dict[str, frozenset[int]]] = {}
     for run in runs:
         scorer = adapter.for_run(run)
         key = population_key(scorer)
@@ -269,9 +270,10 @@ def evaluate(
                 for pair in replayed_pairs(manifests[key].scored):
                     replayer.reference_noop(pair)
         manifest = manifests[key]
-        needed = turns_needed(manifest.scored, history, tuple(manifest.items.values()) if all_turns else ())
-        if replay:
-            needed = _with_replayed_turns(needed, manifest.scored)
+        if key not in needed_by_population:  # the same for every run of the population
+            needed = turns_needed(manifest.scored, history, tuple(manifest.items.values()) if all_turns else ())
+            needed_by_population[key] = _with_replayed_turns(needed, manifest.scored) if replay else needed
+        needed = needed_by_population[key]
         if reuse and key not in reuse_parts:
             reuse_parts[key] = _population_part(scorer, manifest, options, needed)
         jobs.append(_Job(run, key, scorer, manifest, needed, options.count_login, history, replay, keep_rollouts,

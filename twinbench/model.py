@@ -59,6 +59,27 @@ class CertificationStatus(enum.StrEnum):
     UNCERTIFIED = "uncertified"  # no curation applies
 
 
+def _pickled_by_constructor(cls: type) -> type:
+    """Pickle instances as a call of ``cls`` with their field values, in order.
+
+    Loading then runs attrs' generated ``__init__`` instead of its ``__setstate__`` loop: about
+    twice as fast, in half the bytes, for the records the cache and the workers carry by the
+    thousand. Only for classes whose every field is a positional ``__init__`` argument.
+    """
+    import operator
+
+    fields = attrs.fields(cls)
+    if len(fields) < 2 or not all(f.init and not f.kw_only for f in fields):
+        raise TypeError(f"{cls.__name__}: needs two or more fields, each a positional __init__ argument")
+    values = operator.attrgetter(*(f.name for f in fields))
+
+    def __reduce__(self):
+        return cls, values(self)
+
+    cls.__reduce__ = __reduce__
+    return cls
+
+
 @attrs.frozen
 class DeclaredPerturbation:
     """What the leaderboard says it removed to make a should-ask item from its twin.
@@ -71,6 +92,7 @@ class DeclaredPerturbation:
     removed: str
 
 
+@_pickled_by_constructor
 @attrs.frozen
 class Call:
     """One structurally parsed tool call.
@@ -102,6 +124,7 @@ class Call:
         return f"{self.name}({', '.join(parts)})"
 
 
+@_pickled_by_constructor
 @attrs.frozen
 class Turn:
     """One turn of an item: what the user said, what tools were offered, and the reference.
@@ -121,6 +144,7 @@ class Turn:
         return not self.reference_text
 
 
+@_pickled_by_constructor
 @attrs.frozen
 class Item:
     """One dialogue of a leaderboard, with its category and the side it is on.
@@ -140,6 +164,7 @@ class Item:
     perturbation: DeclaredPerturbation | None = None
 
 
+@_pickled_by_constructor
 @attrs.frozen
 class Certification:
     """The curation verdict on one pair's anchor.
@@ -160,6 +185,7 @@ class Certification:
 UNCERTIFIED = Certification(status=CertificationStatus.UNCERTIFIED, reason="no curation applies to this data")
 
 
+@_pickled_by_constructor
 @attrs.frozen
 class Pair:
     """A content-verified twin pair: the same request with and without one piece of information.
@@ -336,6 +362,7 @@ class RunSearch:
     warnings: tuple[str, ...] = ()
 
 
+@_pickled_by_constructor
 @attrs.frozen
 class PairDecision:
     """One model's decision on both sides of one pair (or why the pair is unscored).
