@@ -7,6 +7,7 @@ these records; discovery, decisions, scoring and reports only ever see them.
 from __future__ import annotations
 
 import enum
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -372,10 +373,11 @@ class PairDecision:
     attempts confined to the steps the turn authorizes on its own.
     """
 
-    model: str
-    ask_id: str
-    act_id: str
-    category: str
+    # interned: every model's decisions share one copy of each name and id (memory flat in N)
+    model: str = attrs.field(converter=sys.intern)
+    ask_id: str = attrs.field(converter=sys.intern)
+    act_id: str = attrs.field(converter=sys.intern)
+    category: str = attrs.field(converter=sys.intern)
     anchor_turn: int
     act_anchor_turn: int
     certification: str
