@@ -230,3 +230,23 @@ def test_the_records_carried_by_the_thousand_pickle_as_constructor_calls():
                    Certification(_pair().certification.status, "r", True, ("ls",), ()), decision):
         assert record.__reduce__()[0] is type(record)
         assert pickle.loads(pickle.dumps(record)) == record
+
+
+def test_reading_and_deciding_import_no_numpy(tmp_path):
+    """Only the summary needs numpy: it is imported while the workers read, not before them."""
+    release = tiny_package(tmp_path / "rel")
+    code = f"""
+import sys, tempfile
+from pathlib import Path
+from twinbench.adapters.bfcl import BFCLAdapter
+from twinbench.discovery import discover_for
+from twinbench.evaluate import evaluate, policy_runs
+adapter = BFCLAdapter(bfcl_root=Path({str(release)!r}))
+manifest = discover_for(adapter)
+evaluation = evaluate(adapter, policy_runs(adapter, Path(tempfile.mkdtemp()), manifest), reuse=False)
+assert len(evaluation.runs) == 3
+print("numpy" in sys.modules)
+"""
+    env = {**os.environ, "TWINBENCH_WORKERS": "1", "TWINBENCH_CACHE": str(tmp_path / "cache")}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, env=env, check=True)
+    assert out.stdout.strip().splitlines()[-1] == "False"

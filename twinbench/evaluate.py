@@ -12,17 +12,16 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-import attrs
-import numpy as np
+from typing import TYPE_CHECKING
 
-from twinbench import metrics, stats
+import attrs
+
 from twinbench.adapter import Adapter, AdapterError, RunLoad, RunRef
 from twinbench.decisions import PairDecision, decide
 from twinbench.model import Item, Pair
 from twinbench.defaults import DEFAULT_BOOTSTRAP, DEFAULT_MIN_COVERAGE, DEFAULT_SEED
 from twinbench.discovery import DiscoveryOptions, Manifest, discover_for
 from twinbench.errors import TwinbenchError
-from twinbench.metrics import DecisionMatrix
 from twinbench.replay import credit, replayed_pairs
 from twinbench.reports import (
     Unread,
@@ -38,6 +37,11 @@ from twinbench.reports import (
     Skipped,
 )
 from twinbench.scoring import ScoreOptions
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from twinbench.metrics import DecisionMatrix
 
 MIN_RANKED_FOR_AGREEMENT = 3  # rank agreement over fewer models is always +-1 or undefined
 
@@ -177,6 +181,13 @@ def _run_jobs(jobs: list[_Job]) -> list:
     return out
 
 
+def _load_the_summary_modules() -> None:
+    """Import what :func:`summarize` needs (numpy, the metrics): not needed to read and decide."""
+    import numpy  # noqa: F401
+
+    from twinbench import metrics, stats  # noqa: F401
+
+
 def _compute(jobs: list[_Job]) -> list:
     """Read and decide every job: in forked worker processes when there are many runs and cores."""
     import multiprocessing
@@ -194,7 +205,9 @@ def _compute(jobs: list[_Job]) -> list:
     gc.freeze()  # the workers' collector leaves the inherited heap (the manifests) alone: no copied pages
     try:
         with multiprocessing.get_context("fork").Pool(workers) as pool:
-            return pool.map(_job_at, range(len(jobs)), chunksize=1)
+            pending = pool.map_async(_job_at, range(len(jobs)), chunksize=1)
+            _load_the_summary_modules()  # while the workers read: this process would only wait
+            return pending.get()
     finally:
         _JOBS = []
         gc.unfreeze()
@@ -351,6 +364,11 @@ def _summarize_group(group: list[ModelRun], manifest: Manifest, adapter: Adapter
                      n_boot: int, seed: int, min_coverage: float = DEFAULT_MIN_COVERAGE, replay: bool = False,
                      diagnostics: bool = False) -> tuple[list[ModelScore], RankAgreement | None]:
     """The models of one population, every rate from one decision matrix."""
+    import numpy as np
+
+    from twinbench import metrics, stats
+    from twinbench.metrics import DecisionMatrix
+
     matrix = DecisionMatrix.build([(mr.run.model, mr.decisions) for mr in group])
     distinct = options.distinct_anchor_turns
     keep = metrics.kept(matrix, options)
@@ -424,6 +442,8 @@ def _summarize_group(group: list[ModelRun], manifest: Manifest, adapter: Adapter
 
 def _diagnostics(model_run: ModelRun, manifest: Manifest, matrix: DecisionMatrix, keep: np.ndarray):
     """The model's diagnostics on the pairs its scores count (``keep``: its column of the kept matrix)."""
+    import numpy as np
+
     from twinbench.diagnostics import diagnose
 
     counted = {matrix.ask_ids[i] for i in np.flatnonzero(keep)}
@@ -441,6 +461,8 @@ def _bootstrap_blocks(matrix: DecisionMatrix, keep: np.ndarray, distinct: bool, 
 
     Each block's rates are exact (integer weights on 0/1 bits), so blocking changes no value.
     """
+    from twinbench import metrics
+
     columns = list(columns)
     for start in range(0, len(columns), BOOTSTRAP_BLOCK):
         cols = columns[start:start + BOOTSTRAP_BLOCK]
@@ -463,6 +485,10 @@ def unread_of(model_run: ModelRun) -> Unread:
 
 
 def _interval(samples: np.ndarray) -> Interval | None:
+    import numpy as np
+
+    from twinbench import stats
+
     low, high = stats.percentile_interval(samples)
     return None if np.isnan(low) or np.isnan(high) else Interval(float(low), float(high))
 
@@ -494,6 +520,8 @@ def _ranks(models: list[ModelScore]) -> list[ModelScore]:
 
 def _agreement(models: list[ModelScore], data: str, pairs: int) -> RankAgreement | None:
     """Rank correlation of official raw and decision on the ``pairs`` every model of ``data`` covers."""
+    from twinbench import stats
+
     rows = [(r.ranking.official_ask_items, r.ranking.decision) for r in models
             if r.ranking.official_ask_items is not None and r.ranking.decision is not None]
     if len(rows) < MIN_RANKED_FOR_AGREEMENT:
