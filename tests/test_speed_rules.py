@@ -6,6 +6,7 @@ import json
 
 import attrs
 import os
+import shutil
 import subprocess
 import sys
 
@@ -188,10 +189,13 @@ def test_a_rerun_takes_an_unchanged_runs_decisions_from_the_cache(tmp_path, monk
     monkeypatch.setattr(evaluate, "RECENT_SECONDS", 0.0)
     assert scored() == first and reads == ["m"] * 3 and len(list(kept.iterdir())) == 1
     assert scored() == first and reads == ["m"] * 3  # unchanged: not read again
-    assert scored("--fresh") == first and reads == ["m"] * 4
+    shutil.rmtree(kept)
+    assert scored("--fresh") == first and reads == ["m"] * 4  # read all the same, and kept again
+    assert scored() == first and reads == ["m"] * 4 and len(list(kept.iterdir())) == 1
+    assert scored("--replay") and reads == ["m"] * 5 and len(list(kept.iterdir())) == 1  # replays: made each time
     write_run(tmp_path / "runs", "m", good_lines(base_step="Which name?"))  # the run changes: read again
     (changed,), _ = scored()
-    assert reads == ["m"] * 5 and changed["act"] == 0.0 and first[0][0]["act"] == 100.0
+    assert reads == ["m"] * 6 and changed["act"] == 0.0 and first[0][0]["act"] == 100.0
 
 
 def test_cache_files_unused_for_a_month_are_removed_at_most_once_a_day(tmp_path, monkeypatch):
@@ -250,3 +254,24 @@ print("numpy" in sys.modules)
     env = {**os.environ, "TWINBENCH_WORKERS": "1", "TWINBENCH_CACHE": str(tmp_path / "cache")}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, env=env, check=True)
     assert out.stdout.strip().splitlines()[-1] == "False"
+
+
+def test_the_bfcl_cache_key_covers_every_release_file_scoring_and_replay_read(tmp_path, monkeypatch):
+    """The initial states, the function docs, the constants and every simulator module key the cache."""
+    from twinbench.adapters.bfcl import BFCLAdapter
+
+    monkeypatch.setenv("TWINBENCH_CACHE", str(tmp_path / "cache"))
+    release = tiny_package(tmp_path / "rel")
+    simulators = release / "eval_checker" / "multi_turn_eval" / "func_source_code"
+    question = release / "data" / "BFCL_v4_multi_turn_miss_func.json"
+    docs = release / "data" / "multi_turn_func_doc" / "fs.json"
+    edits = [
+        (question, question.read_text().replace('"initial_config": {}', '"initial_config": {"FS": {"x": 1}}')),
+        (docs, docs.read_text() + json.dumps({"name": "rm"}) + "\n"),
+        (release / "constants" / "other.py", "STATELESS_CLASSES = []\n"),
+        (simulators / "fs_defaults.py", "DEFAULT_STATE = {}\n"),  # a module the class file imports
+    ]
+    for path, text in edits:
+        before = BFCLAdapter(bfcl_root=release).cache_key()
+        path.write_text(text)
+        assert BFCLAdapter(bfcl_root=release).cache_key() != before, path

@@ -133,10 +133,13 @@ class Adapter(abc.ABC):
         return ()
 
     def cache_key(self) -> str | None:
-        """A content hash of everything discovery depends on (data, labels, curation), or ``None``.
+        """A content hash of everything the items, the rule and the reader depend on, or ``None``.
 
-        With a key, discovery's outcome is stored in the twinbench cache and reused while the
-        key (and twinbench's own code) is unchanged; ``None`` (the default) recomputes it.
+        With a key, discovery's outcome, and each run's decisions (see :meth:`RunReader.sources`),
+        are stored in the twinbench cache and reused while the key (and twinbench's own code) is
+        unchanged; ``None`` (the default) recomputes them every time. Cover every input file
+        (data, labels, curation), and the adapter's own version when it lives outside twinbench:
+        twinbench's code fingerprint does not see another package's code.
         """
         return None
 

@@ -82,6 +82,7 @@ class _Job:
     replay: bool = False
     keep_rollouts: bool = False  # the diagnostics read them after deciding
     reuse: str | None = None  # the population's part of the reuse key; None: always read the run
+    fresh: bool = False  # read the run even when its decisions are kept (and keep the new ones)
 
 
 def _read_and_decide(job: _Job) -> tuple[tuple[PairDecision, ...], RunLoad] | str:
@@ -147,8 +148,8 @@ def _reuse_key(job: _Job) -> str | None:
 
     from twinbench import cache
 
-    if job.reuse is None or job.keep_rollouts or not cache.enabled():
-        return None
+    if job.reuse is None or job.keep_rollouts or job.replay or not cache.enabled():
+        return None  # replays are made each time: the simulator's time limit depends on the machine's load
     files = job.scorer.reader().sources(job.run)
     if not files:
         return None
@@ -172,7 +173,7 @@ def _run_jobs(jobs: list[_Job]) -> list:
     from twinbench import cache
 
     keys = [_reuse_key(job) for job in jobs]
-    out = [cache.recall(DECISIONS, key) if key else None for key in keys]
+    out = [cache.recall(DECISIONS, key) if key and not job.fresh else None for job, key in zip(jobs, keys)]
     todo = [i for i, kept in enumerate(out) if kept is None]
     for i, result in zip(todo, _compute([jobs[i] for i in todo])):
         out[i] = result
@@ -244,6 +245,7 @@ def evaluate(
     replay: bool = False,
     keep_rollouts: bool = False,
     reuse: bool = True,
+    fresh: bool = False,
 ) -> Evaluation:
     """Decide every pair for every run. ``manifests`` (by :func:`population_key`) saves re-discovery.
 
@@ -258,9 +260,11 @@ def evaluate(
     attempts (``PairDecision.act_attempt_calls``), are dropped once its pairs are decided, unless
     ``keep_rollouts`` (the diagnostics read them).
 
-    ``reuse``: a run whose files are unchanged since it was last read here (see
-    :meth:`RunReader.sources`) is not read again: its decisions come from the twinbench cache,
-    the same as reading gives them. It needs the adapter's :meth:`Adapter.cache_key`.
+    ``reuse``: each run's decisions are kept in the twinbench cache, and a run whose files are
+    unchanged since it was last read here (see :meth:`RunReader.sources`) is not read again: its
+    decisions come from the cache, the same as reading gives them. It needs the adapter's
+    :meth:`Adapter.cache_key`; runs replayed (``replay``) or kept whole (``keep_rollouts``) are
+    always read. ``fresh``: read every run all the same, and keep what it gives.
     """
     manifests = dict(manifests or {})
     adapters: dict[str, Adapter] = {}
@@ -290,7 +294,7 @@ def evaluate(
         if reuse and key not in reuse_parts:
             reuse_parts[key] = _population_part(scorer, manifest, options, needed)
         jobs.append(_Job(run, key, scorer, manifest, needed, options.count_login, history, replay, keep_rollouts,
-                         reuse_parts.get(key)))
+                         reuse_parts.get(key), fresh))
     out: list[ModelRun] = []
     for job, result in zip(jobs, _run_jobs(jobs)):
         if isinstance(result, str):  # one unreadable run does not stop the others
@@ -547,7 +551,7 @@ def score(adapter: Adapter, results: Sequence[Path], models: Sequence[str] = (),
     """``twinbench score``: the runs under ``results`` (or, with none, the reference policies), scored.
 
     ``replay``: credit workarounds (see :func:`evaluate`). ``fresh``: read every run, even one whose
-    decisions are kept (see ``reuse`` there). Returns the report and the evaluation it was made
+    decisions are kept, and keep the new ones (see ``reuse`` there). Returns the report and the evaluation it was made
     from (the per-item CSV reads the latter).
     """
     import tempfile
@@ -569,7 +573,7 @@ def score(adapter: Adapter, results: Sequence[Path], models: Sequence[str] = (),
             skipped, warnings = (), ()
         evaluation = evaluate(adapter, runs, population, skipped, warnings, manifests, history=options.same_history,
                               all_turns=all_turns, replay=replay, keep_rollouts=diagnostics,
-                              reuse=bool(results) and not fresh)
+                              reuse=bool(results), fresh=fresh)
         report_ = summarize(evaluation, options, n_boot, seed, population, adapter=adapter.name,
                             embedded_default=not results, min_coverage=min_coverage, diagnostics=diagnostics)
     return attrs.evolve(report_, results_usage=adapter.reader().results_usage), evaluation

@@ -60,6 +60,11 @@ class CertificationStatus(enum.StrEnum):
     UNCERTIFIED = "uncertified"  # no curation applies
 
 
+def _interned(value: Any) -> Any:
+    """A plain ``str`` interned (one shared copy); anything else (a ``str`` subclass) as it is."""
+    return sys.intern(value) if type(value) is str else value
+
+
 def _pickled_by_constructor(cls: type) -> type:
     """Pickle instances as a call of ``cls`` with their field values, in order.
 
@@ -374,10 +379,10 @@ class PairDecision:
     """
 
     # interned: every model's decisions share one copy of each name and id (memory flat in N)
-    model: str = attrs.field(converter=sys.intern)
-    ask_id: str = attrs.field(converter=sys.intern)
-    act_id: str = attrs.field(converter=sys.intern)
-    category: str = attrs.field(converter=sys.intern)
+    model: str = attrs.field(converter=_interned)
+    ask_id: str = attrs.field(converter=_interned)
+    act_id: str = attrs.field(converter=_interned)
+    category: str = attrs.field(converter=_interned)
     anchor_turn: int
     act_anchor_turn: int
     certification: str

@@ -74,8 +74,12 @@ class BFCLAdapter(Adapter):
         return locate(self.release_name, self.bfcl_root, **kwargs)
 
     @functools.cached_property
+    def _input_key(self) -> str:
+        return dataset.input_key(self.release)
+
+    @functools.cached_property
     def data(self) -> dataset.BFCLData:
-        return dataset.load(self.release)
+        return dataset.load(self.release, self._input_key)
 
     def describe(self) -> dict[str, str]:
         rel = self.release
@@ -97,8 +101,7 @@ class BFCLAdapter(Adapter):
         def build() -> tuple[Item, ...]:
             return tuple(dataset.to_item(raw, self.data.tools_by_class) for raw in self.data.raw)
 
-        return cache.cached("bfcl-items", cache.key_of([self.data.fingerprint, sorted(self.data.tools_by_class.items())]),
-                            build)
+        return cache.cached("bfcl-items", self._input_key, build)
 
     @functools.cached_property
     def _sources_digest(self) -> str:
@@ -110,11 +113,18 @@ class BFCLAdapter(Adapter):
             digest.update(path.read_bytes())
         return digest.hexdigest()
 
+    @functools.cached_property
+    def _simulator_digest(self) -> list[bytes | str]:
+        folder = self.release.root / "eval_checker" / "multi_turn_eval" / "func_source_code"
+        return dataset.file_parts(sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix == ".py"))
+
     def cache_key(self) -> str:
-        """The release's data, its simulator sources, and the label and curation files."""
+        """Every file of the release that the items, the rule, the reader and the simulator read
+        (the data, the constants, the function docs, every simulator module), and the label and
+        curation files."""
         from twinbench import cache
 
-        return cache.key_of([self.data.fingerprint, self._sources_digest, _data_file("effects.yaml").read_bytes(),
+        return cache.key_of([self._input_key, *self._simulator_digest, _data_file("effects.yaml").read_bytes(),
                              _data_file("curation.yaml").read_bytes()])
 
     def items(self) -> Sequence[Item]:

@@ -134,24 +134,35 @@ def _initial_config(item_id: str, value: object) -> dict:
     raise AdapterError(f"{item_id}: initial_config must map class names to scenario objects, got {value!r:.200}")
 
 
-def load(release: ReleaseData) -> BFCLData:
+def load(release: ReleaseData, key: str | None = None) -> BFCLData:
     """The release's items, classes and function lists, checked; derived once per content of its files.
 
-    The key is every byte :func:`_load` reads (question and answer files, the harness
-    constants, the function docs), the folder and the release's description, so an edited
-    or moved release is read again. Errors are never stored: a broken release says so each time.
+    The key (:func:`input_key`, computed here unless given) is every byte :func:`_load` reads,
+    the folder and the release's description, so an edited or moved release is read again.
+    Errors are never stored: a broken release says so each time.
     """
     from twinbench import cache
 
-    return cache.cached("bfcl-data", cache.key_of(_input_digest(release)), lambda: _load(release))
+    return cache.cached("bfcl-data", key or input_key(release), lambda: _load(release))
 
 
-def _input_digest(release: ReleaseData) -> list[bytes | str]:
-    """Everything :func:`_load` depends on, as key parts (a missing file is a part of its own)."""
+def input_key(release: ReleaseData) -> str:
+    """A content key of everything :func:`_load` reads: the question and answer files, the harness
+    constants and the function docs (each file's path and bytes; a missing file is a part of its
+    own), with the folder and the release's description. Whatever is derived from the parsed data
+    (items, tool lists, initial states) may be keyed by it."""
+    from twinbench import cache
+
     files = [release.answer_file(c) for c in CATEGORIES] + [release.question_file(c) for c in CATEGORIES]
     files += sorted((release.root / "constants").glob("*.py"))
-    files += sorted((release.root / "data" / "multi_turn_func_doc").glob("*"))
-    parts: list[bytes | str] = [repr((str(release.root), release.release, release.source, release.prefix))]
+    files += sorted(p for p in (release.root / "data" / "multi_turn_func_doc").rglob("*") if p.is_file())
+    return cache.key_of([repr((str(release.root), release.release, release.source, release.prefix)),
+                         *file_parts(files)])
+
+
+def file_parts(files) -> list[bytes | str]:
+    """Key parts for files: each path and the hash of its bytes, ``unreadable`` when it cannot be read."""
+    parts: list[bytes | str] = []
     for path in files:
         parts.append(str(path))
         try:
