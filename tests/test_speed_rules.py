@@ -18,8 +18,16 @@ from conftest import BFCL_RUNS, REPO, need_shared
 
 from twinbench import cache
 from twinbench.cli import main
+from twinbench.model import Call
 
 HEAVY = ("numpy", "networkx", "polars")
+
+
+@attrs.frozen
+class TaggedCall(Call):
+    """An adapter's own record built on a twinbench one (pickled at module level)."""
+
+    tag: str = "t"
 
 
 @pytest.mark.parametrize("argv", [["--help"], ["adapters"], ["score", "--help"]])
@@ -225,7 +233,7 @@ def test_the_records_carried_by_the_thousand_pickle_as_constructor_calls():
 
     from builders import item
 
-    from twinbench.model import Call, Certification, PairDecision, Side
+    from twinbench.model import Certification, PairDecision, Side
 
     built = item("b", "base", Side.ACT, [("move a", ["mv(source='a', destination='b')"])])
     decision = PairDecision("m", "q", "b", "miss_param", 1, 1, "certified", True, True, None, acted=True,
@@ -234,6 +242,8 @@ def test_the_records_carried_by_the_thousand_pickle_as_constructor_calls():
                    Certification(_pair().certification.status, "r", True, ("ls",), ()), decision):
         assert record.__reduce__()[0] is type(record)
         assert pickle.loads(pickle.dumps(record)) == record
+    tagged = TaggedCall("mv", (), (), "x")  # an adapter's own record built on one keeps its class and fields
+    assert pickle.loads(pickle.dumps(tagged)) == tagged and type(pickle.loads(pickle.dumps(tagged))) is TaggedCall
 
 
 def test_reading_and_deciding_import_no_numpy(tmp_path):
@@ -275,3 +285,4 @@ def test_the_bfcl_cache_key_covers_every_release_file_scoring_and_replay_read(tm
         before = BFCLAdapter(bfcl_root=release).cache_key()
         path.write_text(text)
         assert BFCLAdapter(bfcl_root=release).cache_key() != before, path
+
