@@ -197,6 +197,13 @@ def test_a_rerun_takes_an_unchanged_runs_decisions_from_the_cache(tmp_path, monk
     monkeypatch.setattr(evaluate, "RECENT_SECONDS", 0.0)
     assert scored() == first and reads == ["m"] * 3 and len(list(kept.iterdir())) == 1
     assert scored() == first and reads == ["m"] * 3  # unchanged: not read again
+    from twinbench.adapters.bfcl import BFCLAdapter
+
+    loaded = []
+    items = BFCLAdapter.items
+    monkeypatch.setattr(BFCLAdapter, "items", lambda self: loaded.append(1) or items(self))
+    assert scored() == first and not loaded  # nor are the release's items loaded for the reader
+    monkeypatch.setattr(BFCLAdapter, "items", items)
     shutil.rmtree(kept)
     assert scored("--fresh") == first and reads == ["m"] * 4  # read all the same, and kept again
     assert scored() == first and reads == ["m"] * 4 and len(list(kept.iterdir())) == 1

@@ -221,7 +221,7 @@ class BFCLAdapter(Adapter):
 
     @functools.cached_property
     def _runs(self) -> runs.BFCLRuns:
-        return runs.BFCLRuns(self._items_by_id, self.release.prefix, dataset.category_of)
+        return runs.BFCLRuns(_ItemsOnUse(self), self.release.prefix, dataset.category_of)
 
     def runs(self) -> runs.BFCLRuns:
         return self._runs
@@ -279,3 +279,20 @@ class BFCLAdapter(Adapter):
             construction_errors={key(k): v for k, v in (spec.get("construction_errors") or {}).items()},
             compound=compound,
         )
+
+
+class _ItemsOnUse(Mapping):
+    """The adapter's items by id, loaded when a run is first read: a rerun whose runs' decisions
+    are all kept (see ``RunReader.sources``) loads none."""
+
+    def __init__(self, adapter: BFCLAdapter) -> None:
+        self._adapter = adapter
+
+    def __getitem__(self, item_id: str) -> Item:
+        return self._adapter._items_by_id[item_id]
+
+    def __iter__(self):
+        return iter(self._adapter._items_by_id)
+
+    def __len__(self) -> int:
+        return len(self._adapter._items_by_id)
