@@ -394,8 +394,8 @@ def _summarize_group(group: list[ModelRun], manifest: Manifest, adapter: Adapter
         weights = stats.cluster_weights(matrix.clusters, n_boot, seed)
         intervals = []
         for cols, samples in _bootstrap_blocks(matrix, keep, distinct, weights, range(len(group))):
-            intervals += [{metric: _interval(samples.metric(metric)[:, j]) for metric in INTERVAL_METRICS}
-                          for j in range(len(cols))]
+            by_metric = {metric: _intervals(samples.metric(metric)) for metric in INTERVAL_METRICS}
+            intervals += [{metric: by_metric[metric][j] for metric in INTERVAL_METRICS} for j in range(len(cols))]
         if shared_rows.any() and n_ranked:
             ranked_index = np.flatnonzero(ranked_cols)
             gathered: dict[str, list[np.ndarray]] = {metric: [] for metric in RANK1_METRICS}
@@ -408,6 +408,7 @@ def _summarize_group(group: list[ModelRun], manifest: Manifest, adapter: Adapter
                 shares[metric][ranked_index] = 100.0 * stats.rank1_shares(np.concatenate(gathered.pop(metric), axis=1))
         del weights
     described = adapter.describe()
+    population = len(manifest.scored)
     records: list[ModelScore] = []
     for m, model_run in enumerate(group):
         counted = bool(point.pairs[m])
@@ -422,7 +423,7 @@ def _summarize_group(group: list[ModelRun], manifest: Manifest, adapter: Adapter
         records.append(ModelScore(
             model=run.model, pairs=int(point.pairs[m]), **rate,
             by_category=categories[m], coverage=coverages[m], data=described,
-            curation_applies=manifest.curation_applies, population=len(manifest.scored),
+            curation_applies=manifest.curation_applies, population=population,
             location=run.details.get(BUILTIN) or str(run.location),  # no temporary paths in output
             run_notes=model_run.load.notes, remarks=model_run.load.remarks, ci=ci, rank1=rank1,
             official=metrics.official(matrix, m, keep[:, m], model_run.official),
@@ -436,7 +437,7 @@ def _summarize_group(group: list[ModelRun], manifest: Manifest, adapter: Adapter
                                                 else official_shared.ask_items),
                             ranked=bool(ranked_cols[m]),
                             reason=None if ranked_cols[m] else (
-                                f"covers {int(covered[m])} of {len(manifest.scored)} pairs, fewer than "
+                                f"covers {int(covered[m])} of {population} pairs, fewer than "
                                 f"{100 * min_coverage:.0f}% of the {best} the best-covered model covers")),
         ))
     records = _ranks(records)
@@ -488,13 +489,13 @@ def unread_of(model_run: ModelRun) -> Unread:
                   "every turn" if model_run.all_turns else "the turns scored")
 
 
-def _interval(samples: np.ndarray) -> Interval | None:
-    import numpy as np
-
+def _intervals(samples: np.ndarray) -> list[Interval | None]:
+    """The percentile interval of each column of ``(B, models)`` resampled rates (None where NaN)."""
     from twinbench import stats
 
-    low, high = stats.percentile_interval(samples)
-    return None if np.isnan(low) or np.isnan(high) else Interval(float(low), float(high))
+    lows, highs = stats.percentile_interval(samples)  # column by column, the same values
+    return [None if low != low or high != high else Interval(float(low), float(high))
+            for low, high in zip(lows.tolist(), highs.tolist())]
 
 
 RANK_DECIMALS = 9  # values equal to this many decimals tie (1/3 + 2/3 is 50, not 49.99999999999999)
