@@ -85,22 +85,23 @@ class DecisionMatrix:
         shape = (len(rows), len(columns))
         bits = {name: np.zeros(shape, dtype=bool) for name in _BITS}
         missing = np.full(shape, None, dtype=object)
-        for m, (_, decisions) in enumerate(columns):
-            for d in decisions:
-                i = index[d.ask_id]
-                bits["present"][i, m] = True
+        # the decision fields each bit is read from (``None``: unknown history is not the same history)
+        fields = {"acted": "acted", "held": "held_back", "held_credited": "held_back_credited",
+                  "same_history": "same_history", "act_ended_early": "act_ended_early",
+                  "ask_ended_early": "ask_ended_early", **{name: name for name in _REPLAY_BITS}}
+        for m, (_, decisions) in enumerate(columns):  # one column at a time, each bit set in one step
+            present = [index[d.ask_id] for d in decisions]
+            bits["present"][present, m] = True
+            scored = [(i, d) for i, d in zip(present, decisions) if d.scored]
+            for i, d in zip(present, decisions):
                 if not d.scored:
                     missing[i, m] = d.missing
-                    continue
-                bits["scored"][i, m] = True
-                bits["acted"][i, m] = bool(d.acted)
-                bits["held"][i, m] = bool(d.held_back)
-                bits["held_credited"][i, m] = bool(d.held_back_credited)
-                bits["same_history"][i, m] = bool(d.same_history)  # unknown history is not the same
-                bits["act_ended_early"][i, m] = bool(d.act_ended_early)
-                bits["ask_ended_early"][i, m] = bool(d.ask_ended_early)
-                for name in _REPLAY_BITS:
-                    bits[name][i, m] = bool(getattr(d, name))
+            if not scored:
+                continue
+            rows_scored = [i for i, _ in scored]
+            bits["scored"][rows_scored, m] = True
+            for bit, field in fields.items():
+                bits[bit][rows_scored, m] = [bool(getattr(d, field)) for _, d in scored]
         pairs = list(rows.values())
         return cls(tuple(label for label, _ in columns), tuple(d.ask_id for d in pairs), tuple(d.act_id for d in pairs),
                    tuple(d.category for d in pairs), tuple(d.act_anchor_turn for d in pairs), missing=missing, **bits)
