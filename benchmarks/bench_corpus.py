@@ -15,9 +15,7 @@ It also times `twinbench --help` and `twinbench adapters`, and the in-process bo
 
 from __future__ import annotations
 
-import argparse
 import os
-import platform
 import shutil
 import statistics
 import subprocess
@@ -76,19 +74,9 @@ def bootstrap_seconds(n_models: int, repeats: int) -> float:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--models", type=int, nargs="+", default=[17, 100])
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--runs", type=Path, default=corpus.DEFAULT_RUNS)
-    args = parser.parse_args()
-    if not args.runs.is_dir():
-        print(f"skipped: {args.runs} is absent (the real BFCL runs beside the repository)")
+    args = corpus.bench_arguments(__doc__.splitlines()[0], [17, 100])
+    if args is None:
         return 0
-    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")
-    # an installed package has its bytecode; a source tree under PYTHONDONTWRITEBYTECODE=1 would
-    # recompile every module in every timed process, so compile it once here
-    subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "twinbench")], check=True,
-                   stdout=subprocess.DEVNULL)
     work = Path(tempfile.mkdtemp(prefix="twinbench-bench-"))
     # a cache of the benchmark's own, so that the corpora's kept decisions go with it; the
     # downloaded releases are shared with the user's cache (nothing is fetched again)

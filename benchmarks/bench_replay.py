@@ -13,9 +13,6 @@ Skips with a reason when the runs are absent. Asserts nothing.
 
 from __future__ import annotations
 
-import argparse
-import os
-import platform
 import shutil
 import sys
 import tempfile
@@ -30,15 +27,9 @@ TARGET_SECONDS = 60.0
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--models", type=int, nargs="+", default=[17])
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--runs", type=Path, default=corpus.DEFAULT_RUNS)
-    args = parser.parse_args()
-    if not args.runs.is_dir():
-        print(f"skipped: {args.runs} is absent (the real BFCL runs beside the repository)")
+    args = corpus.bench_arguments(__doc__.splitlines()[0], [17])
+    if args is None:
         return 0
-    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")
     shared = [str(p) for p in sorted(args.runs.glob("*/result"))]
     argv = twinbench("replay", *[a for p in shared for a in ("--results", p)], "--format", "json")
     wall, peak = measure(argv, args.repeats)

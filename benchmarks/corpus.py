@@ -77,6 +77,27 @@ def build(out: Path, n_models: int, runs: Path = DEFAULT_RUNS) -> tuple[int, int
     return n_models, result_bytes
 
 
+def bench_arguments(description: str, models: list[int]) -> argparse.Namespace | None:
+    """The benchmarks' common start: ``--models``, ``--repeats``, ``--runs``; ``None`` (after saying
+    so) when the runs are absent. Prints the machine and compiles twinbench's bytecode once, as an
+    installed package has it (under PYTHONDONTWRITEBYTECODE=1 every timed process would recompile)."""
+    import platform
+    import subprocess
+
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--models", type=int, nargs="+", default=models)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--runs", type=Path, default=DEFAULT_RUNS)
+    args = parser.parse_args()
+    if not args.runs.is_dir():
+        print(f"skipped: {args.runs} is absent (the real BFCL runs beside the repository)")
+        return None
+    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "twinbench")], check=True,
+                   stdout=subprocess.DEVNULL)
+    return args
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out", type=Path)

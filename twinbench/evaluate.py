@@ -9,6 +9,7 @@ agreement between the two orders.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -494,7 +495,7 @@ def _intervals(samples: np.ndarray) -> list[Interval | None]:
     from twinbench import stats
 
     lows, highs = stats.percentile_interval(samples)  # column by column, the same values
-    return [None if low != low or high != high else Interval(float(low), float(high))
+    return [None if math.isnan(low) or math.isnan(high) else Interval(low, high)
             for low, high in zip(lows.tolist(), highs.tolist())]
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import functools
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from importlib import resources
 from pathlib import Path
 
@@ -104,28 +104,26 @@ class BFCLAdapter(Adapter):
         return cache.cached("bfcl-items", self._input_key, build)
 
     @functools.cached_property
-    def _sources_digest(self) -> str:
-        import hashlib
+    def _simulator_key(self) -> str:
+        """The release's data (which classes, which functions) and every simulator module."""
+        from twinbench import cache
 
-        digest = hashlib.sha256()
-        for cls, path in sorted(self.data.source_files.items()):
-            digest.update(cls.encode())
-            digest.update(path.read_bytes())
-        return digest.hexdigest()
+        folder = self.release.root / "eval_checker" / "multi_turn_eval" / "func_source_code"
+        modules = sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix == ".py")
+        return cache.key_of([self._input_key, *dataset.file_parts(modules)])
 
     @functools.cached_property
-    def _simulator_digest(self) -> list[bytes | str]:
-        folder = self.release.root / "eval_checker" / "multi_turn_eval" / "func_source_code"
-        return dataset.file_parts(sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix == ".py"))
+    def _cache_key(self) -> str:
+        from twinbench import cache
+
+        return cache.key_of([self._simulator_key, _data_file("effects.yaml").read_bytes(),
+                             _data_file("curation.yaml").read_bytes()])
 
     def cache_key(self) -> str:
         """Every file of the release that the items, the rule, the reader and the simulator read
         (the data, the constants, the function docs, every simulator module), and the label and
         curation files."""
-        from twinbench import cache
-
-        return cache.key_of([self._input_key, *self._simulator_digest, _data_file("effects.yaml").read_bytes(),
-                             _data_file("curation.yaml").read_bytes()])
+        return self._cache_key
 
     def items(self) -> Sequence[Item]:
         return self._items
@@ -183,8 +181,7 @@ class BFCLAdapter(Adapter):
     def _source_verdicts(self) -> dict[str, SourceVerdict]:
         from twinbench import cache
 
-        key = cache.key_of([self._sources_digest, sorted(self.data.tools_by_class.items())])
-        return cache.cached("bfcl-source-verdicts", key, self._analyse_sources)
+        return cache.cached("bfcl-source-verdicts", self._simulator_key, self._analyse_sources)
 
     def _analyse_sources(self) -> dict[str, SourceVerdict]:
         out: dict[str, SourceVerdict] = {}
