@@ -43,3 +43,21 @@ def test_published_runs_score_as_recorded(env, bfcl_adapter, bfcl_v3_adapter):
 def test_published_runs_score_as_recorded_from_kept_decisions(bfcl_adapter, bfcl_v3_adapter):
     _scores({})  # reads what is not kept yet, and keeps it
     assert _scores({}) == json.loads(GOLDEN.read_text())
+
+
+@pytest.mark.shared
+def test_every_command_prints_what_is_recorded(bfcl_adapter, bfcl_v3_adapter):
+    """Every command's stdout, stderr, exit status and written files, as in ``fixtures/golden/outputs.json``.
+
+    The record is made by ``python tests/golden_outputs.py --update``: a change to what a command
+    prints updates it in the same commit, and says why. Digests only (the outputs quote the shared runs).
+    """
+    import golden_outputs
+
+    need_shared(golden_outputs.RUNS)
+    need_shared(golden_outputs.W2C)
+    want = json.loads(golden_outputs.RECORD.read_text(encoding="utf-8"))
+    got = golden_outputs.capture()
+    assert sorted(got) == sorted(want)
+    differs = {name: (want[name], got[name]) for name in want if want[name] != got[name]}
+    assert not differs, f"{len(differs)} commands print other bytes than recorded: {sorted(differs)}"
