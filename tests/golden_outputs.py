@@ -73,8 +73,6 @@ COMMANDS: dict[str, tuple[list[str], list[str]]] = {
     "report-gpt": (["report", "--results", GPT, "--bootstrap", "1000", "--output", "{out}/report.html"],
                    ["report.html"]),
     "report-reference": (["report", "--bootstrap", "0", "--output", "{out}/report.html"], ["report.html"]),
-    "plot-act-vs-hold": (["plot", "--input", "{repo}/tests/fixtures/golden/plot-input.json",
-                          "--kind", "act-vs-hold"], []),
     "plot-official": (["plot", "--input", "{scores}", "--kind", "official-vs-decision", "--title", "runs"], []),
     "plot-shared": (["plot", "--input", "{scores}"], []),
     "when2call-pairs": (["pairs", "--adapter", "when2call", "--when2call-data", "{w2c}"], []),
