@@ -24,10 +24,10 @@ from pathlib import Path
 import numpy as np
 
 try:
-    from twinbench import stats
+    from twinbench.metrics import stats
 except ModuleNotFoundError:  # not installed: run from a source checkout
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    from twinbench import stats
+    from twinbench.metrics import stats
 
 N_MODELS = 20
 N_PAIRS = 223

@@ -55,7 +55,7 @@ def bootstrap_seconds(n_models: int, repeats: int) -> float:
     import numpy as np
 
     sys.path.insert(0, str(ROOT))
-    from twinbench import stats
+    from twinbench.metrics import stats
 
     rng = np.random.default_rng(0)
     clusters = np.sort(rng.integers(0, 151, 223))

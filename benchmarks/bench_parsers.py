@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from twinbench.calls import (  # noqa: E402
+from twinbench.reading import (
     parse_json_calls,
     parse_native_records,
     parse_python_calls,

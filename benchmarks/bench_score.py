@@ -21,7 +21,9 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from twinbench.adapters.bfcl.results import find_runs, read_result_file, read_score_file  # noqa: E402
+from twinbench.adapters.bfcl.result_files import read_result_file  # noqa: E402
+from twinbench.adapters.bfcl.score_files import read_score_file  # noqa: E402
+from twinbench.adapters.bfcl.tree import find_runs  # noqa: E402
 from twinbench.cli import main  # noqa: E402
 
 

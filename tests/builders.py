@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from twinbench.calls import parse_python_calls
-from twinbench.effects import ArgumentRule, EffectClassifier
+from twinbench.reading import parse_python_calls
+from twinbench.contract.effects import ArgumentRule, EffectClassifier
 from twinbench.model import Effect, FunctionEffect, Item, Side, Turn
 
 TOOLS = ("ls", "cd", "mkdir", "mv", "echo", "login")
@@ -79,7 +79,7 @@ def tiny_package(root: Path, prefix: str = "BFCL_v4") -> Path:
 
 def rule():
     """The classifier above as the decision rule BFCL-like adapters use (``Cls.fn`` is ``fn``)."""
-    from twinbench.rules import EffectTableRule
+    from twinbench.contract.rules import EffectTableRule
 
     return EffectTableRule(classifier())
 

@@ -23,7 +23,7 @@ def need_shared(path: Path) -> Path:
 
 
 def _release_adapter(release: str):
-    from twinbench.adapter import AdapterError
+    from twinbench.errors import AdapterError
     from twinbench.adapters.bfcl import BFCLAdapter
 
     adapter = BFCLAdapter(release=release)

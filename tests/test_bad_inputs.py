@@ -23,7 +23,7 @@ from builders import tiny_package
 from conftest import BFCL_RUNS, FIXTURES, REPO, need_shared
 from test_score import ASK, MKDIR, good_lines, write_run
 
-from twinbench import registry
+from twinbench.adapters import registry
 from twinbench.cli import main
 
 GPT_OSS = BFCL_RUNS / "gpt-oss-2025-11"
@@ -452,7 +452,7 @@ def test_a_10_mb_single_line_is_read(tmp_path, release, capsys):
     assert len(err) < 1000  # nothing of 10 MB reaches stderr
     assert coverage(summary) == (2, {}) and summary["models"][0]["act"] == 100.0
     # read whole (as the cross-check reads), the odd id is warned about, clipped
-    from twinbench.adapters.bfcl.results import read_result_file
+    from twinbench.adapters.bfcl.result_files import read_result_file
 
     (warning,) = read_result_file(next((tmp_path / "runs").rglob("*_base_result.json"))).warnings
     assert warning.startswith("1 id not of category base: yyyy") and warning.endswith("y...") and len(warning) < 200

@@ -11,8 +11,9 @@ import json
 import pytest
 
 from twinbench.cli import main
-from twinbench.discovery import DiscoveryOptions, discover_for
-from twinbench.effects import compare_with_source
+from twinbench.options import DiscoveryOptions
+from twinbench.discovery import discover_for
+from twinbench.contract.effects import compare_with_source
 
 
 def test_the_funnel_reproduces_the_published_numbers(bfcl_manifest):

@@ -1,4 +1,4 @@
-"""Tests of twinbench.adapters.bfcl.results: finding and reading BFCL result and score trees."""
+"""Tests of the BFCL tree finder and file readers (tree, lines, result_files, score_files): finding and reading BFCL result and score trees."""
 
 from __future__ import annotations
 
@@ -8,14 +8,10 @@ from pathlib import Path
 import attrs
 import pytest
 
-from twinbench.adapters.bfcl.results import (
-    ResultEntry,
-    ResultsError,
-    dataset_version_of,
-    find_runs,
-    read_result_file,
-    read_score_file,
-)
+from twinbench.adapters.bfcl.lines import ResultsError
+from twinbench.adapters.bfcl.result_files import ResultEntry, read_result_file
+from twinbench.adapters.bfcl.score_files import read_score_file
+from twinbench.adapters.bfcl.tree import dataset_version_of, find_runs
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "bfcl_runs"
 V4 = FIXTURES / "v4_nested"

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from twinbench.calls import (
+from twinbench.reading import (
     DEFAULT_PARSERS,
     MAX_TEXT_CHARS,
     call_from_mapping,
@@ -513,7 +513,7 @@ def test_name_line_then_arguments() -> None:
 
 # --------------------------------------------------------------------------- what is not read
 
-from twinbench.calls import UNREAD_KINDS, StepReading, Unread, read_step  # noqa: E402
+from twinbench.reading import UNREAD_KINDS, StepReading, Unread, read_step  # noqa: E402
 
 
 def kinds(step: object) -> list[str]:

@@ -16,7 +16,7 @@ hypothesis = pytest.importorskip("hypothesis")
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from twinbench.calls import (  # noqa: E402
+from twinbench.reading import (
     MAX_TEXT_CHARS,
     StepReading,
     parse_json_calls,

@@ -17,7 +17,7 @@ from twinbench.model import (
     Rollout,
     Side,
 )
-from twinbench.rules import EffectTableRule, OfferedToolRule
+from twinbench.contract.rules import EffectTableRule, OfferedToolRule
 
 ACT = item("act", "base", Side.ACT, [("go to docs", ["cd(folder='docs')"]), ("move a to b", ["mv(source='a', destination='b')"])])
 ASK = item("ask", "miss_param", Side.ASK, [("go to docs", ["cd(folder='docs')"]), ("move a", [])])

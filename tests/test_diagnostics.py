@@ -11,9 +11,9 @@ from builders import tiny_package
 from conftest import BFCL_RUNS, need_shared
 from test_score import MKDIR, good_lines, score, write_run
 
-from twinbench import diagnostics as dg
-from twinbench.adapters.bfcl import results
-from twinbench.calls import step_text, texts_of
+from twinbench.decisions import diagnostics as dg
+from twinbench.adapters.bfcl import score_files
+from twinbench.reading import step_text, texts_of
 from twinbench.model import (Bearing, Call, Certification, CertificationStatus, FailureKind, OfficialFailure, Pair,
                              PairDecision, PairStatus, Perturbation, Rollout, RunLoad, RunRef)
 
@@ -184,7 +184,7 @@ def test_a_step_that_gave_a_call_is_not_text():
     ({"error_type": "multi_turn:instance_state_mismatch", "execution_result": []}, None),
 ])
 def test_the_turn_a_bfcl_failure_names(error, turn):
-    assert results.failure_turn(error) == turn
+    assert score_files.failure_turn(error) == turn
 
 
 # --------------------------------------------------------------------------- end to end
@@ -249,7 +249,7 @@ def test_reference_policies_are_never_silent(capsys, release):
 
 @pytest.mark.shared
 def test_gpt_oss_diagnostics_match_the_items_checked_by_hand(bfcl_adapter):
-    from twinbench.evaluate import score as score_runs
+    from twinbench.evaluation.score import score as score_runs
 
     runs = need_shared(BFCL_RUNS / "gpt-oss-2025-11")
     report, evaluation = score_runs(bfcl_adapter, [runs], ["openai_gpt-oss-120b"], n_boot=0, diagnostics=True)

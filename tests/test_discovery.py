@@ -7,8 +7,9 @@ import pytest
 
 from builders import classifier, item, rule
 
-from twinbench.curation import CompoundTurn, Curation
-from twinbench.discovery import DiscoveryOptions, discover, family_of
+from twinbench.contract.curation import CompoundTurn, Curation
+from twinbench.options import DiscoveryOptions
+from twinbench.discovery import discover, family_of
 from twinbench.model import Perturbation, Side
 
 ACT, ASK = Side.ACT, Side.ASK
@@ -183,9 +184,9 @@ def test_families_group_a_scenario_across_categories():
 
 
 def test_a_tool_without_a_label_is_refused_or_excluded_never_read_only():
-    from twinbench.adapter import AdapterError
-    from twinbench.effects import EffectClassifier
-    from twinbench.rules import EffectTableRule
+    from twinbench.errors import AdapterError
+    from twinbench.contract.effects import EffectClassifier
+    from twinbench.contract.rules import EffectTableRule
 
     without_mv = EffectClassifier(tuple(f for f in classifier().functions if f.name != "mv"), classifier().rules)
     items = [base(0), miss_param(0)]

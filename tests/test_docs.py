@@ -9,7 +9,7 @@ import pytest
 
 from conftest import REPO
 
-from twinbench import registry
+from twinbench.adapters import registry
 from twinbench.cli import build_parser
 
 CLI_PAGE = REPO / "docs" / "cli.md"

@@ -8,8 +8,8 @@ import pytest
 
 from builders import classifier
 
-from twinbench.calls import parse_python_calls
-from twinbench.effects import EffectTableError, analyze_source, compare_with_source, load_effect_table
+from twinbench.reading import parse_python_calls
+from twinbench.contract.effects import EffectTableError, analyze_source, compare_with_source, load_effect_table
 from twinbench.model import Effect
 
 
@@ -165,7 +165,7 @@ def test_source_analyzer_reports_missing_class_and_method():
 
 
 def test_compare_with_source_lists_disagreements():
-    from twinbench.effects import EffectClassifier
+    from twinbench.contract.effects import EffectClassifier
     from twinbench.model import FunctionEffect
 
     table = EffectClassifier((

@@ -12,7 +12,7 @@ import json
 import pytest
 
 from conftest import REPO
-from twinbench import registry
+from twinbench.adapters import registry
 from twinbench.cli import main
 
 TINY = REPO / "examples" / "tinybench"

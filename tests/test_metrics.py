@@ -16,14 +16,16 @@ import attrs
 import numpy as np
 import pytest
 
-from twinbench import metrics, report
-from twinbench.adapter import RunLoad, RunRef
-from twinbench.decisions import PairDecision
-from twinbench.evaluate import Evaluation, ModelRun, summarize
+from twinbench import metrics
+from twinbench.render import output, tables
+from twinbench.model import RunLoad, RunRef
+from twinbench.model import PairDecision
+from twinbench.evaluation.runs import Evaluation, ModelRun
+from twinbench.evaluation.summary import summarize
 from twinbench.metrics import DecisionMatrix
-from twinbench.reports import Interval
-from twinbench.scorecard import render_score
-from twinbench.scoring import ScoreOptions
+from twinbench.results import Interval
+from twinbench.render.score import render_score
+from twinbench.options import ScoreOptions
 
 
 def dec(ask: str, act: str, *, model: str = "m", category: str = "c1", act_anchor: int = 0, acted: bool = True,
@@ -280,7 +282,7 @@ def test_report_json_keeps_the_old_keys_and_is_deterministic():
     assert record["coverage"]["unscored"] == {"ask: stored as an error": 1}
     assert set(record["ci"]) == {"act", "hold", "decision", "decision_credited"}
     assert "rank1" in record and record["rank_decision"] == 1
-    assert json.loads(report.json_text(summarize(runs, n_boot=0).to_json()))["models"][0].keys() >= {
+    assert json.loads(tables.json_text(summarize(runs, n_boot=0).to_json()))["models"][0].keys() >= {
         "act", "hold", "decision", "hold_credited", "decision_credited", "pair", "by_category", "coverage",
         "run_notes", "ranking", "official"}
 

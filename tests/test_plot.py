@@ -6,7 +6,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from twinbench.cli import main
-from twinbench.plot import PlotError, render_svg
+from twinbench.render.svg import PlotError, render_svg
 
 SUMMARY = {"models": [
     {"model": "a", "act": 90.0, "hold": 70.0, "decision": 80.0, "ci": {"decision": [75.0, 85.0]},
@@ -51,7 +51,7 @@ def test_plot_command(tmp_path, capsys):
 
 
 def _model_score(name: str, act: float, hold: float, official: float | None):
-    from twinbench.reports import Coverage, Interval, ModelScore, OfficialScore, Ranking
+    from twinbench.results import Coverage, Interval, ModelScore, OfficialScore, Ranking
 
     decision = (act + hold) / 2
     return ModelScore(
@@ -65,15 +65,15 @@ def _model_score(name: str, act: float, hold: float, official: float | None):
 
 
 def test_a_score_report_and_its_json_draw_the_same_chart():
-    from twinbench import report
-    from twinbench.discovery import DiscoveryOptions
-    from twinbench.reports import Bootstrap, ScoreReport
-    from twinbench.scoring import ScoreOptions
+    from twinbench.render import output, tables
+    from twinbench.options import DiscoveryOptions
+    from twinbench.results import Bootstrap, ScoreReport
+    from twinbench.options import ScoreOptions
 
     scores = ScoreReport(models=(_model_score("a", 90.0, 70.0, 40.0), _model_score("b", 100.0, 0.0, None)),
                          options=ScoreOptions(), population_options=DiscoveryOptions(),
                          bootstrap=Bootstrap(resamples=100, seed=1))
-    parsed = json.loads(report.json_text(scores.to_json()))
+    parsed = json.loads(tables.json_text(scores.to_json()))
     for kind in ("act-vs-hold", "official-vs-decision"):
         assert render_svg(scores, kind) == render_svg(parsed, kind)
     assert "a: 40.0, 80.0" in render_svg(scores, "official-vs-decision")

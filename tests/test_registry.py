@@ -4,8 +4,9 @@ import json
 
 import pytest
 
-from twinbench import registry
-from twinbench.adapter import Adapter, AdapterError
+from twinbench.adapters import registry
+from twinbench.contract.adapter import Adapter
+from twinbench.errors import AdapterError
 from twinbench.cli import main
 
 
@@ -48,11 +49,11 @@ def test_bad_entry_point_target():
     with pytest.raises(AdapterError, match="cannot load adapter"):
         registry._load_target("twinbench.nothing_here:Nope")
     with pytest.raises(AdapterError, match="not a twinbench Adapter"):
-        registry._load_target("twinbench.report:table")
+        registry._load_target("twinbench.render.tables:table")
 
 
 def test_a_built_in_name_loads_the_built_in_adapter_without_scanning_entry_points(monkeypatch):
-    from twinbench import registry
+    from twinbench.adapters import registry
     from twinbench.adapters.bfcl import BFCLAdapter
 
     def scan():

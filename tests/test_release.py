@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from twinbench.adapter import AdapterError
+from twinbench.errors import AdapterError
 from twinbench.adapters.bfcl import release as rel
 from twinbench.adapters.bfcl.adapter import BFCLAdapter
 from twinbench.cli import main

@@ -19,13 +19,14 @@ import pytest
 from builders import replay_package, write_scores
 from conftest import BFCL_RUNS, need_shared
 
-from twinbench.adapter import AdapterError
+from twinbench.errors import AdapterError
 from twinbench.adapters.bfcl import BFCLAdapter
 from twinbench.adapters.bfcl.sandbox import Sandbox, load_classes
 from twinbench.cli import main
 from twinbench.discovery import discover_for
 from twinbench.model import Call, PairDecision
-from twinbench.replay import PairReplay, credit
+from twinbench.contract.replayer import PairReplay
+from twinbench.decisions.credit import credit
 
 MAKE = Call("mkdir", kwargs=(("dir_name", "a"),))
 MOVE = Call("mv", kwargs=(("source", "f"), ("destination", "a")))
@@ -342,7 +343,7 @@ def test_replay_without_results_is_a_usage_error(capsys):
 @pytest.mark.shared
 @pytest.mark.parametrize("folder", ["gpt-oss-2025-11", "v3-8b-fc"])
 def test_every_official_pass_of_the_shared_runs_replays_state_equal(folder, bfcl_adapter):
-    from twinbench.replay import replay_runs
+    from twinbench.evaluation.replay import replay_runs
 
     summary = replay_runs(bfcl_adapter, [need_shared(BFCL_RUNS / folder)])
     assert len(summary.runs) == 2

@@ -22,7 +22,7 @@ from conftest import BFCL_RUNS, need_shared
 from test_score import ASK, MKDIR, good_lines, write_run
 
 from twinbench.cli import main
-from twinbench.htmlreport import outcome_tags, word_diff
+from twinbench.render.html_report import outcome_tags, word_diff
 from twinbench.model import PairDecision
 
 HOSTILE_CALL = [{"mkdir": json.dumps({"dir_name": "<script>window.__pwned=1</script>"})}]

@@ -9,8 +9,8 @@ import pytest
 from builders import classifier, rule, item, tiny_package
 from test_score import MKDIR, good_lines, write_run
 
-from twinbench.adapter import AdapterError
-from twinbench.calls import parse_step
+from twinbench.errors import AdapterError
+from twinbench.reading import parse_step
 from twinbench.cli import main
 from twinbench.discovery import discover
 from twinbench.model import Side
@@ -217,11 +217,11 @@ def test_both_row_filters_count_each_dropped_pair_once(tmp_path, release, capsys
 
 
 def test_broken_pipe_is_quiet(release, capsys, monkeypatch):
-    import twinbench.report as report
+    from twinbench.cli import commands
 
     def boom(text, output):
         raise BrokenPipeError
-    monkeypatch.setattr(report, "emit", boom)
+    monkeypatch.setattr(commands.output, "emit", boom)
     code, _, err = run(capsys, "pairs", "--bfcl-root", str(release))
     assert code == 0 and err == ""
 

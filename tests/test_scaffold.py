@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from twinbench import registry
+from twinbench.adapters import registry
 from twinbench.cli import main
 
 

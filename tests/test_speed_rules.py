@@ -90,7 +90,7 @@ def test_only_the_scored_turns_are_read_unless_all_turns(capsys, bfcl_adapter):
 def test_only_the_anchor_turns_are_read_and_the_earlier_ones_for_same_history():
     from builders import item
 
-    from twinbench.evaluate import turns_needed
+    from twinbench.evaluation.runs import turns_needed
     from twinbench.model import Side
 
     base = item("b", "base", Side.ACT, [("a", ["ls()"]), ("b", ["mkdir(dir_name='x')"]), ("c", ["ls()"])])
@@ -110,14 +110,14 @@ def _pair():
 @pytest.mark.shared
 def test_the_fast_line_decoder_reads_what_json_reads(monkeypatch):
     """Every entry of every shared result and score file is the same through msgspec and through json."""
-    from twinbench.adapters.bfcl import results
+    from twinbench.adapters.bfcl import result_files, score_files
 
     files = sorted(need_shared(BFCL_RUNS).rglob("BFCL_*_result.json"))[:6]
     scores = sorted(BFCL_RUNS.rglob("BFCL_*_score.json"))[:4]
-    fast = [results.read_result_file(f) for f in files], [results.read_score_file(f) for f in scores]
-    monkeypatch.setattr(results, "_result_fields", _refuse)
-    monkeypatch.setattr(results, "_score_fields", _refuse)
-    slow = [results.read_result_file(f) for f in files], [results.read_score_file(f) for f in scores]
+    fast = [result_files.read_result_file(f) for f in files], [score_files.read_score_file(f) for f in scores]
+    monkeypatch.setattr(result_files, "_result_fields", _refuse)
+    monkeypatch.setattr(score_files, "_score_fields", _refuse)
+    slow = [result_files.read_result_file(f) for f in files], [score_files.read_score_file(f) for f in scores]
     assert [r.entries for r in fast[0]] == [r.entries for r in slow[0]]
     assert [(s.failed, s.failure_turns, s.model_names) for s in fast[1]] == \
         [(s.failed, s.failure_turns, s.model_names) for s in slow[1]]
@@ -129,12 +129,12 @@ def _refuse(line, *args):
 
 def test_the_bootstrap_in_blocks_of_models_gives_the_same_intervals_and_shares(tmp_path, monkeypatch, capsys):
     """Resampling a few models at a time (flat memory in N) changes no interval and no rank-1 share."""
-    from twinbench import evaluate
+    from twinbench.evaluation import summary
 
     release = tiny_package(tmp_path / "rel")
 
     def scored(block: int) -> list[dict]:
-        monkeypatch.setattr(evaluate, "BOOTSTRAP_BLOCK", block)
+        monkeypatch.setattr(summary, "BOOTSTRAP_BLOCK", block)
         assert main(["score", "--bfcl-root", str(release), "--bootstrap", "500", "--format", "json"]) == 0
         return json.loads(capsys.readouterr().out)["models"]
 
@@ -149,7 +149,7 @@ def test_the_chunked_line_reader_gives_the_lines_file_iteration_gives(lines, fin
     """Lines across chunk boundaries, longer than a chunk, empty, and a last line without its newline."""
     import io
 
-    from twinbench.adapters.bfcl import results
+    from twinbench.adapters.bfcl import lines as results
 
     data = b"\n".join(lines) + (b"\n" if final_newline and lines else b"")
     old, results._CHUNK_BYTES = results._CHUNK_BYTES, chunk
@@ -164,8 +164,8 @@ def test_a_rerun_takes_an_unchanged_runs_decisions_from_the_cache(tmp_path, monk
     file, not with --fresh, not for the reference policies; the output is the same either way."""
     from test_score import good_lines, write_run
 
-    from twinbench import evaluate
     from twinbench.adapters.bfcl.runs import BFCLRuns
+    from twinbench.evaluation import runs as evaluate
 
     monkeypatch.setenv("TWINBENCH_CACHE", str(tmp_path / "cache"))
     monkeypatch.delenv("TWINBENCH_NO_CACHE", raising=False)
@@ -261,7 +261,8 @@ import sys, tempfile
 from pathlib import Path
 from twinbench.adapters.bfcl import BFCLAdapter
 from twinbench.discovery import discover_for
-from twinbench.evaluate import evaluate, policy_runs
+from twinbench.evaluation.runs import evaluate
+from twinbench.evaluation.score import policy_runs
 adapter = BFCLAdapter(bfcl_root=Path({str(release)!r}))
 manifest = discover_for(adapter)
 evaluation = evaluate(adapter, policy_runs(adapter, Path(tempfile.mkdtemp()), manifest), reuse=False)

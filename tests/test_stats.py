@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from twinbench.stats import (
+from twinbench.metrics.stats import (
     BootstrapResult,
     bootstrap_decision,
     cluster_weights,

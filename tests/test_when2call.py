@@ -9,13 +9,13 @@ import builders
 import pytest
 from conftest import FIXTURES, WHEN2CALL, need_shared
 
-from twinbench.adapter import AdapterError
+from twinbench.errors import AdapterError
 from twinbench.adapters.when2call import When2CallAdapter
 from twinbench.adapters.when2call.runs import rollout_of
 from twinbench.cli import main
 from twinbench.discovery import discover, discover_for
 from twinbench.model import Call, DeclaredPerturbation, Perturbation, Side
-from twinbench.rules import OfferedToolRule
+from twinbench.contract.rules import OfferedToolRule
 
 MINI = FIXTURES / "when2call" / "mini.jsonl"
 REAL = WHEN2CALL / "when2call_test_llm_judge.jsonl"

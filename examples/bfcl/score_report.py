@@ -22,14 +22,18 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from twinbench import registry
-from twinbench.adapter import Adapter, AdapterError
+from twinbench.adapters import registry
+from twinbench.contract.adapter import Adapter
+from twinbench.errors import AdapterError
 from twinbench.errors import TwinbenchError
-from twinbench.discovery import DiscoveryOptions, Manifest
-from twinbench.evaluate import DEFAULT_BOOTSTRAP, DEFAULT_SEED, Evaluation, evaluate, summarize
-from twinbench.reports import ScoreReport
-from twinbench.scorecard import render_score
-from twinbench.scoring import ScoreOptions
+from twinbench.options import DiscoveryOptions
+from twinbench.discovery import Manifest
+from twinbench.options import DEFAULT_BOOTSTRAP, DEFAULT_SEED
+from twinbench.evaluation.runs import Evaluation, evaluate
+from twinbench.evaluation.summary import summarize
+from twinbench.results import ScoreReport
+from twinbench.render.score import render_score
+from twinbench.options import ScoreOptions
 
 PROG = "score_report"
 TITLE = "twinbench report: acting and asking on BFCL multi-turn"

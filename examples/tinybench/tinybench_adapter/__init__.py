@@ -20,11 +20,13 @@ from pathlib import Path
 
 import attrs
 
-from twinbench.adapter import Adapter, AdapterError, Rollout, RunLoad, RunReader, RunRef, RunSearch
-from twinbench.calls import parse_python_calls, parse_step
-from twinbench.effects import load_effect_table
+from twinbench.contract.adapter import Adapter, RunReader
+from twinbench.errors import AdapterError
+from twinbench.model import Rollout, RunLoad, RunRef, RunSearch
+from twinbench.reading import parse_python_calls, parse_step
+from twinbench.contract.effects import load_effect_table
 from twinbench.model import Call, Item, Side, Turn
-from twinbench.rules import EffectTableRule
+from twinbench.contract.rules import EffectTableRule
 
 __all__ = ["TinyBenchAdapter"]
 

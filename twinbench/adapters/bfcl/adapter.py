@@ -10,11 +10,17 @@ from pathlib import Path
 
 import yaml
 
-from twinbench.adapter import Adapter, AdapterError, RunRef
-from twinbench.curation import CompoundTurn, Curation
-from twinbench.effects import EffectClassifier, SourceVerdict, analyze_source, load_effect_table
-from twinbench.model import Effect, FunctionEffect, Item, Side
-from twinbench.rules import EffectTableRule
+from twinbench.contract.adapter import Adapter
+from twinbench.contract.curation import CompoundTurn, Curation
+from twinbench.contract.effects import (
+    EffectClassifier,
+    SourceVerdict,
+    analyze_source,
+    load_effect_table,
+)
+from twinbench.contract.rules import EffectTableRule
+from twinbench.errors import AdapterError
+from twinbench.model import Effect, FunctionEffect, Item, RunRef, Side
 
 from . import dataset, runs
 from .release import DEFAULT_RELEASE, LAST_V3_RELEASE, ReleaseData, locate
@@ -218,7 +224,8 @@ class BFCLAdapter(Adapter):
 
     @functools.cached_property
     def _runs(self) -> runs.BFCLRuns:
-        return runs.BFCLRuns(_ItemsOnUse(self), self.release.prefix, dataset.category_of)
+        return runs.BFCLRuns(_ItemsOnUse(self), self.release.prefix, dataset.category_of,
+                             lambda run: set(self.for_run(run).function_owners()))
 
     def runs(self) -> runs.BFCLRuns:
         return self._runs

@@ -35,22 +35,23 @@ step makes its turn's difference ``unexplained``.
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
-import sys
 from collections import Counter
-from collections.abc import Collection, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import attrs
 
-from twinbench.adapter import AdapterError
-from twinbench.calls import StepReading, read_step
+from twinbench.errors import AdapterError
+from twinbench.model import RunRef
+from twinbench.reading import StepReading, read_step
 
-from . import results
-from .adapter import BFCLAdapter
+from .lines import ResultsError
+from .result_files import read_result_file
+from .score_files import read_score_file
+from .tree import RunFiles, search
 
 __all__ = [
     "KINDS",
@@ -61,7 +62,6 @@ __all__ = [
     "bfcl_name",
     "compare_turn",
     "crosscheck",
-    "main",
     "render_table",
 ]
 
@@ -250,10 +250,10 @@ def _decoded_lines(path: Path) -> Iterator[tuple[str, Any]]:
 def _check_category(
     result_path: Path, score_path: Path, functions: Collection[str], warnings: list[str]
 ) -> tuple[int, int, int, int, list[Difference]]:
-    score = results.read_score_file(score_path)
+    score = read_score_file(score_path)
     warnings.extend(f"{score_path.name}: {w}" for w in score.warnings)
     decoded_by_id = {i: d for i, d in _decoded_lines(score_path) if i in score.failed}
-    entries = results.read_result_file(result_path, keep_ids=set(decoded_by_id)).entries
+    entries = read_result_file(result_path, keep_ids=set(decoded_by_id)).entries
     items = turns = agreeing = without = 0
     differences: list[Difference] = []
     for item_id, decoded in decoded_by_id.items():
@@ -276,23 +276,26 @@ def crosscheck(
     paths: Sequence[Path | str] | Path | str,
     models: Sequence[str] = (),
     functions: Collection[str] | None = None,
+    functions_of: Callable[[RunRef], Collection[str]] | None = None,
 ) -> list[CrossCheckReport]:
     """Cross-check every run under ``paths`` that has score files (one report per model).
 
     ``paths`` are result folders as ``twinbench score --adapter bfcl --results`` takes
-    them; ``models`` selects runs by name. The suite's function names come from the
-    BFCL release each run belongs to, unless ``functions`` gives them.
+    them; ``models`` selects runs by name. The suite's function names are ``functions``, or
+    ``functions_of(run)`` per run (the adapter gives those of the release each run belongs to:
+    ``BFCLAdapter().reader().check_reading(paths)``).
     """
+    if (functions is None) == (functions_of is None):
+        raise TypeError("crosscheck needs the suite's function names: functions or functions_of, one of them")
     if isinstance(paths, (str, Path)):
         paths = [paths]
-    adapter = BFCLAdapter()
-    search = adapter.reader().find([Path(p) for p in paths], tuple(models))
+    found_runs = search([Path(p) for p in paths], tuple(models))
     reports: list[CrossCheckReport] = []
-    for ref in search.runs:
-        found: results.RunFiles = ref.payload  # type: ignore[assignment]
+    for ref in found_runs.runs:
+        found: RunFiles = ref.payload  # type: ignore[assignment]
         if not found.score_files:
             continue
-        names = functions if functions is not None else set(adapter.for_run(ref).function_owners())
+        names = functions if functions is not None else functions_of(ref)
         warnings: list[str] = []
         items = turns = agreeing = without = 0
         differences: list[Difference] = []
@@ -302,7 +305,7 @@ def crosscheck(
                 continue
             try:
                 counts = _check_category(result_path, score_path, names, warnings)
-            except results.ResultsError as exc:
+            except ResultsError as exc:
                 raise AdapterError(str(exc)) from exc
             items += counts[0]
             turns += counts[1]
@@ -388,25 +391,3 @@ def as_json(reports: Sequence[CrossCheckReport]) -> dict[str, Any]:
             for r in reports
         ],
     }
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m twinbench.adapters.bfcl.crosscheck RESULTS... [--model M] [--json]``."""
-    parser = argparse.ArgumentParser(
-        prog="python -m twinbench.adapters.bfcl.crosscheck", description=__doc__.split("\n")[0]
-    )
-    parser.add_argument("results", nargs="+", type=Path, help="BFCL result folders (as for twinbench score --results)")
-    parser.add_argument("--model", action="append", default=[], help="only this model (repeatable)")
-    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
-    args = parser.parse_args(argv)
-    try:
-        reports = crosscheck(args.results, args.model)
-    except AdapterError as exc:
-        print(f"crosscheck: error: {exc}", file=sys.stderr)
-        return 2
-    print(json.dumps(as_json(reports), indent=2, ensure_ascii=False) if args.json else render_table(reports))
-    return 1 if any(r.unexplained for r in reports) else 0
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())

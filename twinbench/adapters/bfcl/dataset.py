@@ -11,9 +11,9 @@ from pathlib import Path
 
 import attrs
 
-from twinbench.adapter import AdapterError
-from twinbench.calls import parse_python_calls
+from twinbench.errors import AdapterError
 from twinbench.model import Call, Item, Side, Turn
+from twinbench.reading import parse_python_calls
 
 from .release import CATEGORIES, ReleaseData
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import importlib.metadata
 import importlib.util
-import os
 import re
 import shutil
 import subprocess
@@ -23,7 +22,7 @@ from pathlib import Path
 
 import attrs
 
-from twinbench.adapter import AdapterError
+from twinbench.errors import AdapterError
 
 DEFAULT_RELEASE = "2026.3.23"
 LAST_V3_RELEASE = "2025.8.5"

@@ -10,14 +10,14 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping, Sequence
 
-from twinbench.adapter import AdapterError
+from twinbench.contract.replayer import ItemReplay, PairReplay, Replayer
 from twinbench.decisions import unavailable
+from twinbench.errors import AdapterError
 from twinbench.model import Call, Item, Pair, Rollout
-from twinbench.replay import ItemReplay, PairReplay, Replayer
 
 from .dataset import BFCLData, RawItem
-from .runs import SCORED_CATEGORIES
 from .sandbox import Sandbox, State, World, load_classes, state_difference
+from .tree import SCORED_CATEGORIES
 
 
 def _turn_calls(rollout: Rollout, turn: int) -> tuple[Call, ...]:

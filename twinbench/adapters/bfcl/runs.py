@@ -3,86 +3,33 @@
 from __future__ import annotations
 
 import json
-import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from pathlib import Path
 
 import attrs
 
-from twinbench.adapter import AdapterError, Rollout, RunLoad, RunReader, RunRef, RunSearch
-from twinbench.calls import UnreadTally, read_step, texts_of
-from twinbench.model import Call, FailureKind, Item, OfficialFailure
+from twinbench.contract.adapter import RunReader
+from twinbench.errors import AdapterError
+from twinbench.model import (
+    Call,
+    FailureKind,
+    Item,
+    OfficialFailure,
+    Rollout,
+    RunLoad,
+    RunRef,
+    RunSearch,
+)
+from twinbench.reading import UnreadTally, read_step, texts_of
 
-from . import results
+from .lines import ResultsError
+from .result_files import ResultEntry, read_result_file
+from .score_files import ScoreFile, read_score_file
+from .tree import SCORED_CATEGORIES, RunFiles, find_runs, search
 
-SCORED_CATEGORIES = ("base", "miss_func", "miss_param")
 PROSE_STEP = "I need one more detail before I can do that: could you tell me what is missing?"
 
-
-def search(paths: Sequence[Path], models: Sequence[str] = (), scores: Path | None = None) -> RunSearch:
-    runs: list[RunRef] = []
-    skipped: list[tuple[str, str]] = []
-    warnings: list[str] = []
-    seen: set[str] = set()
-    names: set[str] = set()  # every model found, selected or not
-    for path in paths:
-        try:
-            scan = results.find_runs(path, SCORED_CATEGORIES, scores_root=scores)
-        except results.ResultsError as exc:
-            raise AdapterError(str(exc)) from exc
-        warnings.extend(scan.warnings)
-        skipped.extend((str(s.root), s.reason) for s in scan.skipped)
-        for found in scan.runs:
-            real = os.path.realpath(found.root)
-            if real in seen:
-                warnings.append(f"{found.root} was found twice (overlapping --results folders); it is scored once")
-                continue
-            seen.add(real)
-            names.add(found.model)
-            if models and found.model not in models:
-                skipped.append((str(found.root), f"not selected by --model ({found.model})"))
-                continue
-            runs.append(RunRef(model=found.model, location=found.root,
-                               details={"dataset": f"BFCL_{found.version}",
-                                        "score_files": str(len(found.score_files))},
-                               payload=found))
-    missing = [m for m in models if m not in {r.model for r in runs}]
-    if missing:
-        raise AdapterError(f"--model {', '.join(missing)}: no complete run of that name under "
-                           f"{', '.join(map(str, paths))} (found: {', '.join(sorted(names)) or 'none'})")
-    runs = _distinct_names(runs, warnings)
-    return RunSearch(runs=tuple(sorted(runs, key=lambda r: r.model)), skipped=tuple(skipped), warnings=tuple(warnings))
-
-
-_LAYOUT_FOLDERS = {"result", "results", "multi_turn"}
-
-
-def _distinct_names(runs: list[RunRef], warnings: list[str]) -> list[RunRef]:
-    """Runs of the same model in different folders get ``model@<folders that tell them apart>``."""
-    by_name: dict[str, list[RunRef]] = {}
-    for run in runs:
-        by_name.setdefault(run.model, []).append(run)
-    out = []
-    for name, group in by_name.items():
-        if len(group) == 1:
-            out.extend(group)
-            continue
-        ancestors = [[p for p in reversed(r.location.resolve().parent.parts)
-                      if p not in _LAYOUT_FOLDERS and p != r.location.resolve().anchor] for r in group]
-        depth = 1
-        while depth < max(len(a) for a in ancestors) and len({tuple(a[:depth]) for a in ancestors}) < len(group):
-            depth += 1
-        labels = ["/".join(reversed(a[:depth])) for a in ancestors]
-        if len(set(labels)) < len(group):  # no folder name tells them apart: number them
-            labels = [f"{label}#{i + 1}" for i, label in enumerate(labels)]
-        renamed = [attrs.evolve(r, model=f"{name}@{label}") for r, label in zip(group, labels)]
-        warnings.append(f"model {name} has runs in {len(group)} folders; they are scored separately as "
-                        + ", ".join(r.model for r in renamed))
-        out.extend(renamed)
-    return out
-
-
-def _compare_logged(items: Mapping[str, Item], entry: results.ResultEntry) -> bool | None:
+def _compare_logged(items: Mapping[str, Item], entry: ResultEntry) -> bool | None:
     """Did the model see other user text than this release's item? None when nothing was logged."""
     logged = entry.logged_user_turns
     item = items.get(entry.id)
@@ -95,7 +42,7 @@ def _compare_logged(items: Mapping[str, Item], entry: results.ResultEntry) -> bo
 
 
 def read(run: RunRef, item_ids: Iterable[str], items: Mapping[str, Item], dataset_prefix: str) -> RunLoad:
-    found: results.RunFiles = run.payload
+    found: RunFiles = run.payload
     turns_of = item_ids if isinstance(item_ids, Mapping) else None  # the turns scoring reads, per item
     wanted = set(item_ids)
     rollouts: dict[str, Rollout] = {}
@@ -111,8 +58,8 @@ def read(run: RunRef, item_ids: Iterable[str], items: Mapping[str, Item], datase
     for category in SCORED_CATEGORIES:
         path = found.files[category]
         try:
-            rf = results.read_result_file(path, keep_ids=None if turns_of is None else wanted)
-        except results.ResultsError as exc:
+            rf = read_result_file(path, keep_ids=None if turns_of is None else wanted)
+        except ResultsError as exc:
             raise AdapterError(str(exc)) from exc
         warnings.extend(f"{run.model}: {path.name}: {w}" for w in rf.warnings)
         needed = {i for i in wanted if i.startswith(f"multi_turn_{category}_")}
@@ -158,7 +105,7 @@ def read(run: RunRef, item_ids: Iterable[str], items: Mapping[str, Item], datase
                    unread_examples=tally.examples(), official_failures=failures if official else None)
 
 
-def _official(run: RunRef, category: str, entries: Mapping[str, results.ResultEntry], lines: int,
+def _official(run: RunRef, category: str, entries: Mapping[str, ResultEntry], lines: int,
               warnings: list[str], failures: dict[str, OfficialFailure] | None = None) -> dict[str, bool] | None:
     """One category's official verdicts: pass when the item has a result and is not listed as failed.
 
@@ -169,13 +116,13 @@ def _official(run: RunRef, category: str, entries: Mapping[str, results.ResultEn
     lines, or whose summary disagrees with its failed lines or with the number of results,
     could turn an unlisted failure into a pass, so that category gets no verdicts (said loudly).
     """
-    found: results.RunFiles = run.payload
+    found: RunFiles = run.payload
     path = found.score_files.get(category)
     if path is None:
         return None
     try:
-        score = results.read_score_file(path)
-    except results.ResultsError as exc:
+        score = read_score_file(path)
+    except ResultsError as exc:
         warnings.append(f"WARNING {run.model}: {exc}; no official verdicts for {category}")
         return None
     problem = None
@@ -206,7 +153,7 @@ FAILURE_KINDS: Mapping[str, FailureKind] = {
 }
 
 
-def official_failures(score: results.ScoreFile) -> dict[str, OfficialFailure]:
+def official_failures(score: ScoreFile) -> dict[str, OfficialFailure]:
     """Every failed item of one score file: the kind of its error type and the turn its error names."""
     return {item_id: OfficialFailure(kind=FAILURE_KINDS.get(error_type, FailureKind.OTHER),
                                      turn=score.failure_turns.get(item_id), error=error_type)
@@ -230,7 +177,7 @@ def write(directory: Path, model: str, rollouts: Mapping[str, Sequence[Sequence[
         rows = lines.get(category, [])
         (folder / f"{dataset_prefix}_multi_turn_{category}_result.json").write_text(
             "".join(row + "\n" for row in rows), encoding="utf-8")
-    scan = results.find_runs(folder.parent, SCORED_CATEGORIES)
+    scan = find_runs(folder.parent, SCORED_CATEGORIES)
     (found,) = scan.runs
     return RunRef(model=model, location=found.root, details={"dataset": f"BFCL_{found.version}"}, payload=found)
 
@@ -242,6 +189,8 @@ class BFCLRuns(RunReader):
     items: Mapping[str, Item]
     dataset_prefix: str
     category_of: object  # item id -> category, for writing
+    #: the suite's function names for a run (of the release that made it): what ``check_reading`` checks against
+    functions_of: Callable[[RunRef], Collection[str]] = attrs.field(default=None, repr=False)
 
     def find(self, paths: Sequence[Path], models: Sequence[str] = (), official: Path | None = None) -> RunSearch:
         return search(paths, models, official)
@@ -254,7 +203,7 @@ class BFCLRuns(RunReader):
 
     def sources(self, run: RunRef) -> tuple[Path, ...]:
         """The result file of each scored category and the score files beside them."""
-        found: results.RunFiles = run.payload
+        found: RunFiles = run.payload
         return tuple(found.files[c] for c in SCORED_CATEGORIES) + tuple(
             found.score_files[c] for c in SCORED_CATEGORIES if c in found.score_files)
 
@@ -262,7 +211,7 @@ class BFCLRuns(RunReader):
         """Every failed item's turns: twinbench's reading against BFCL's ``model_result_decoded``."""
         from . import crosscheck
 
-        return CrossCheck(tuple(crosscheck.crosscheck(paths, models)))
+        return CrossCheck(tuple(crosscheck.crosscheck(paths, models, functions_of=self.functions_of)))
 
 
 @attrs.frozen

@@ -37,7 +37,7 @@ from typing import Any
 
 import attrs
 
-from twinbench.adapter import AdapterError
+from twinbench.errors import AdapterError
 from twinbench.model import Call
 
 #: the package the simulator files import each other from

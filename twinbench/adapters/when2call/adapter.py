@@ -32,10 +32,11 @@ from pathlib import Path
 
 import attrs
 
-from twinbench.adapter import Adapter, AdapterError
-from twinbench.calls import parse_json_calls
+from twinbench.contract.adapter import Adapter
+from twinbench.contract.rules import OfferedToolRule
+from twinbench.errors import AdapterError
 from twinbench.model import Call, DeclaredPerturbation, Item, Perturbation, Side, Turn
-from twinbench.rules import OfferedToolRule
+from twinbench.reading import parse_json_calls
 
 from . import runs, suite
 from .suite import TWIN_SUFFIX

@@ -20,9 +20,10 @@ from pathlib import Path
 
 import attrs
 
-from twinbench.adapter import AdapterError, RunReader
-from twinbench.calls import UnreadTally, parse_json_calls, read_step, texts_of
+from twinbench.contract.adapter import RunReader
+from twinbench.errors import AdapterError
 from twinbench.model import Call, Item, Rollout, RunLoad, RunRef, RunSearch
+from twinbench.reading import UnreadTally, parse_json_calls, read_step, texts_of
 
 from .suite import ROW_KEYS, TWIN_SUFFIX
 

@@ -19,11 +19,9 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from pathlib import Path
-
 from typing import TYPE_CHECKING
 
-from twinbench import report
-from twinbench.adapter import AdapterError
+from twinbench.errors import AdapterError
 
 if TYPE_CHECKING:
     from twinbench.discovery import Manifest
@@ -106,6 +104,6 @@ def write(manifest: Manifest, rows: Mapping[str, object], data: Mapping[str, str
                         encoding="utf-8")
     from twinbench.discovery import manifest_record
 
-    paths[2].write_text(report.json_text({"adapter": "when2call", "data": dict(data), **manifest_record(manifest)}),
-                        encoding="utf-8")
+    record = {"adapter": "when2call", "data": dict(data), **manifest_record(manifest)}
+    paths[2].write_text(json.dumps(record, indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
     return paths

@@ -1,0 +1,245 @@
+"""Reading one BFCL result file: each line reduced to its ``result`` steps and the user texts of ``inference_log``, then dropped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Container, Mapping
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from twinbench.adapters.bfcl.lines import (
+    _EXAMPLES,
+    _check_file,
+    _common_warnings,
+    _count,
+    _examples,
+    _json_lines,
+    _LineStats,
+    _result_fields,
+)
+from twinbench.adapters.bfcl.tree import _parse_name
+
+
+@attrs.frozen
+class ResultEntry:
+    """One line of a result file, reduced to what twinbench needs.
+
+    ``turns`` is the line's ``result`` (per turn, per step, the raw step values as
+    decoded from JSON) or ``None`` when there is no usable rollout; then ``error``
+    says why (the harness's "Error during inference: ..." text, or a format problem).
+    ``logged_user_turns`` holds, per turn of ``inference_log``, the contents of the
+    user messages of ``begin_of_turn_query``; ``None`` when the line has no log.
+    ``line`` is the 1-based line number the entry was read from.
+    """
+
+    id: str
+    turns: tuple[tuple[Any, ...], ...] | None
+    error: str | None = None
+    logged_user_turns: tuple[tuple[str, ...], ...] | None = None
+    line: int = 0
+    #: the ``result`` is not a list of turns of steps (a format problem, not a stored error)
+    unreadable: bool = False
+
+
+@attrs.frozen
+class ResultFile:
+    """Everything read from one result file.
+
+    ``entries`` maps id -> entry in file order (first occurrence wins);
+    ``duplicates`` lists ids seen more than once; ``bad_lines`` holds
+    ``(line number, reason)`` for lines that could not be used; ``empty`` is true
+    when the file holds no non-blank line; ``other_ids`` counts lines skipped because
+    their id was not in ``keep_ids``. ``version``/``category`` come from the file name
+    (``None`` when it does not follow the BFCL naming).
+    """
+
+    path: Path
+    entries: Mapping[str, ResultEntry]
+    duplicates: tuple[str, ...] = ()
+    bad_lines: tuple[tuple[int, str], ...] = ()
+    empty: bool = False
+    other_ids: int = 0
+    warnings: tuple[str, ...] = ()
+    version: str | None = None
+    category: str | None = None
+
+    @property
+    def error_ids(self) -> tuple[str, ...]:
+        """Ids of the entries without a usable rollout."""
+        return tuple(entry_id for entry_id, entry in self.entries.items() if entry.turns is None)
+
+    @property
+    def error_count(self) -> int:
+        return sum(1 for entry in self.entries.values() if entry.turns is None)
+
+
+def _message_text(content: Any) -> str | None:
+    """The text of a message ``content``: a str, or a list of text parts."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = [
+            part if isinstance(part, str) else part.get("text")
+            for part in content
+            if isinstance(part, str) or (isinstance(part, dict) and isinstance(part.get("text"), str))
+        ]
+        if parts:
+            return "".join(parts)
+    return None
+
+
+def _logged_user_turns(log: Any) -> tuple[tuple[tuple[str, ...], ...] | None, str | None]:
+    """User texts per turn of an ``inference_log``, and a problem description or ``None``."""
+    if not isinstance(log, list):
+        return None, f"inference_log is a {type(log).__name__}, not a list"
+    turns: list[tuple[str, ...]] = []
+    problem: str | None = None
+    for element in log:
+        if isinstance(element, list):  # a state log
+            continue
+        if not isinstance(element, dict):
+            problem = problem or f"inference_log holds a {type(element).__name__} element"
+            continue
+        query = element.get("begin_of_turn_query")
+        texts: list[str] = []
+        if isinstance(query, list):
+            for message in query:
+                if isinstance(message, dict) and message.get("role") == "user":
+                    text = _message_text(message.get("content"))
+                    if text is None:
+                        problem = problem or "a user message in begin_of_turn_query has no text content"
+                    else:
+                        texts.append(text)
+        elif query is not None:
+            problem = problem or f"begin_of_turn_query is a {type(query).__name__}, not a list"
+        else:
+            problem = problem or "a turn log has no begin_of_turn_query"
+        turns.append(tuple(texts))
+    return tuple(turns), problem
+
+
+_STEP_TYPES = (str, list, dict, type(None))  # None: an empty reply
+
+
+def _turns_of(result: Any) -> tuple[tuple[tuple[Any, ...], ...] | None, str | None, bool]:
+    """``(turns, error, is_format_problem)`` for a line's ``result`` value.
+
+    A usable result is a non-empty list of turns, each a list of steps, each step a
+    string, a list, an object or null (an empty reply). Anything else is a format problem ("unreadable rollout"),
+    never a rollout that made no call.
+    """
+    if isinstance(result, list):
+        if not result:
+            return None, "result is an empty list (no turn at all)", True
+        turns: list[tuple[Any, ...]] = []
+        for index, turn in enumerate(result):
+            if not isinstance(turn, list):
+                return None, f"result turn {index} is a {type(turn).__name__}, not a list of steps", True
+            odd = [step for step in turn if not isinstance(step, _STEP_TYPES)]
+            if odd:
+                return None, f"result turn {index} holds a {type(odd[0]).__name__} step, not text or a call", True
+            turns.append(tuple(turn))
+        return tuple(turns), None, False
+    if isinstance(result, str):
+        return None, result, False
+    if result is None:
+        return None, "no result", True
+    return None, f"result is a {type(result).__name__}, not a list of turns", True
+
+
+def read_result_file(path: Path | str, keep_ids: Container[str] | None = None) -> ResultFile:
+    """Read one ``BFCL_v*_multi_turn_<category>_result.json`` line by line.
+
+    Only ``id``, ``result`` and the user texts of ``inference_log`` are kept. With
+    ``keep_ids``, entries whose id is not in it are counted in ``other_ids`` and dropped.
+    """
+    path = _check_file(Path(path).expanduser())
+    parsed = _parse_name(path.name)
+    version, category = (parsed[0], parsed[1]) if parsed else (None, None)
+
+    stats = _LineStats()
+    entries: dict[str, ResultEntry] = {}
+    duplicates: list[str] = []
+    duplicate_notes: list[str] = []
+    bad_lines: list[tuple[int, str]] = []
+    other_ids = 0
+    format_problems: list[str] = []
+    log_problems: list[str] = []
+    foreign_ids: list[str] = []
+
+    for lineno, value, problem in _json_lines(path, stats, _result_fields):
+        if problem is not None:
+            bad_lines.append((lineno, problem))
+            continue
+        if not isinstance(value, dict):
+            bad_lines.append((lineno, f"not a JSON object ({type(value).__name__})"))
+            continue
+        entry_id = value.get("id")
+        if entry_id is None:
+            bad_lines.append((lineno, "no id"))
+            continue
+        if not isinstance(entry_id, str) or not entry_id:
+            bad_lines.append((lineno, f"id is not a non-empty string ({entry_id!r:.40})"))
+            continue
+        if category is not None and entry_id.rsplit("_", 1)[0] != f"multi_turn_{category}":
+            foreign_ids.append(entry_id)  # said even when no pair needs the line
+        if keep_ids is not None and entry_id not in keep_ids:
+            other_ids += 1
+            continue
+
+        turns, error, odd = _turns_of(value.get("result"))
+        if odd:
+            format_problems.append(f"{entry_id} ({error})")
+        logged: tuple[tuple[str, ...], ...] | None = None
+        if "inference_log" in value:
+            logged, log_problem = _logged_user_turns(value["inference_log"])
+            if log_problem is not None:
+                log_problems.append(f"{entry_id} ({log_problem})")
+        del value  # drop the decoded line (the inference_log in particular) at once
+        entry = ResultEntry(entry_id, turns, error, logged, lineno, unreadable=odd)
+
+        kept = entries.get(entry_id)
+        if kept is not None:
+            if entry_id not in duplicates:
+                duplicates.append(entry_id)
+            same = (kept.turns, kept.error, kept.logged_user_turns) == (turns, error, logged)
+            duplicate_notes.append(
+                f"line {lineno} ({'same content as' if same else 'different content from'} line {kept.line})"
+            )
+            continue
+        entries[entry_id] = entry
+
+    warnings = _common_warnings(stats, bad_lines, "result")
+    if stats.nonblank and not entries and not other_ids:
+        warnings.append("no usable entry in the file")
+    if duplicates:
+        warnings.append(
+            f"{_count(len(duplicates), 'id')} seen more than once, the first occurrence kept: "
+            f"{_examples(duplicates)} [{'; '.join(duplicate_notes[:_EXAMPLES])}]"
+        )
+    if format_problems:
+        warnings.append(
+            f"{_count(len(format_problems), 'entry', 'entries')} without a usable result list: "
+            f"{_examples(format_problems)}"
+        )
+    if log_problems:
+        warnings.append(
+            f"{_count(len(log_problems), 'entry', 'entries')} with an odd inference_log: {_examples(log_problems)}"
+        )
+    if foreign_ids:
+        warnings.append(
+            f"{_count(len(foreign_ids), 'id')} not of category {category}: {_examples(foreign_ids)}"
+        )
+    return ResultFile(
+        path=path,
+        entries=entries,
+        duplicates=tuple(duplicates),
+        bad_lines=tuple(bad_lines),
+        empty=stats.nonblank == 0,
+        other_ids=other_ids,
+        warnings=tuple(warnings),
+        version=version,
+        category=category,
+    )

@@ -1,0 +1,213 @@
+"""One handler per ``twinbench`` subcommand: check the options, call the library, write the output.
+
+The work is in the library (:mod:`twinbench.evaluation`, :mod:`twinbench.discovery`, the
+renderers in :mod:`twinbench.render`); a handler only connects them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from twinbench.adapters import registry
+from twinbench.cli.checks import (
+    UsageError,
+    check_outputs,
+    check_paths,
+    check_statistics,
+    discovery_options,
+    score_options,
+    skipped_text,
+)
+from twinbench.contract.adapter import Adapter
+from twinbench.render import output, tables
+
+
+def cmd_adapters(args: argparse.Namespace, adapter_cls: type[Adapter] | None) -> int:
+    infos = registry.available()
+    if args.format == "json":
+        text = tables.json_text([{"name": i.name, "target": i.target, "origin": i.origin,
+                                  "description": i.description} for i in infos])
+    elif args.format == "csv":
+        text = tables.csv_text(["name", "target", "origin", "description"],
+                               [[i.name, i.target, i.origin, i.description] for i in infos])
+    else:
+        text = tables.table(["name", "description", "from"], [[i.name, i.description, i.origin] for i in infos])
+    output.emit(text, args.output)
+    return 0
+
+
+def cmd_pairs(args: argparse.Namespace, adapter_cls: type[Adapter]) -> int:
+    from twinbench.discovery import discover_for
+    from twinbench.render.pairs import render_pairs
+
+    adapter = adapter_cls.from_args(args)
+    replayer = adapter.sandbox() if args.replay else None
+    manifest = discover_for(adapter, discovery_options(args))
+    noop = None if replayer is None else {p.ask_id: replayer.reference_noop(p) for p in manifest.pairs}
+    output.emit(render_pairs(adapter, manifest, args.format, noop), args.output)
+    return 0
+
+
+def cmd_score(args: argparse.Namespace, adapter_cls: type[Adapter]) -> int:
+    from twinbench.evaluation.score import score
+    from twinbench.render.score import per_item_csv, render_score
+
+    check_statistics(args)
+    check_paths("--results", args.results)
+    check_outputs(("--output", args.output), ("--per-item", args.per_item))
+    if not 0 <= args.min_coverage <= 1:
+        raise UsageError("--min-coverage is a share between 0 and 1 (default 0.9)")
+    if not args.results and (args.model or args.scores):
+        raise UsageError("--model and --scores need --results")
+    adapter = adapter_cls.from_args(args)
+    if args.explain:
+        if args.results:
+            raise UsageError("--explain shows the columns on the reference policies; leave out --results")
+        from twinbench.render.score import explain_text
+
+        scores, _ = score(adapter, (), population=discovery_options(args), n_boot=0)
+        output.emit(explain_text(scores), args.output)
+        return 0
+    scores, evaluation = score(adapter, [Path(p) for p in args.results], args.model, args.scores,
+                               discovery_options(args), score_options(args), args.bootstrap, args.seed,
+                               args.min_coverage, all_turns=args.all_turns, replay=args.replay,
+                               diagnostics=args.diagnostics, fresh=args.fresh)
+    for line in scores.warnings:
+        print(f"twinbench: {line}", file=sys.stderr)
+    if args.per_item:
+        output.emit(per_item_csv(evaluation), args.per_item, "--per-item")
+    output.emit(render_score(scores, args.format, wide=args.wide), args.output)
+    return 0
+
+
+def cmd_replay(args: argparse.Namespace, adapter_cls: type[Adapter]) -> int:
+    from twinbench.evaluation.replay import replay_runs
+    from twinbench.render.replay import render_replay
+
+    check_paths("--results", args.results)
+    if not args.results:
+        raise UsageError("replay needs --results DIR (a result folder written by the leaderboard's harness)")
+    adapter = adapter_cls.from_args(args)
+    summary = replay_runs(adapter, [Path(p) for p in args.results], args.model, args.scores)
+    for line in summary.warnings:
+        print(f"twinbench: {line}", file=sys.stderr)
+    output.emit(render_replay(summary, args.format), args.output)
+    return 0
+
+
+def cmd_report(args: argparse.Namespace, adapter_cls: type[Adapter]) -> int:
+    from twinbench.evaluation.score import score
+    from twinbench.render.html_report import build_page
+
+    check_statistics(args)
+    check_paths("--results", args.results)
+    check_outputs(("--output", args.output))
+    if not args.results and (args.model or args.scores):
+        raise UsageError("--model and --scores need --results")
+    adapter = adapter_cls.from_args(args)
+    scores, evaluation = score(adapter, [Path(p) for p in args.results], args.model, args.scores,
+                               discovery_options(args), n_boot=args.bootstrap, seed=args.seed, diagnostics=True)
+    for line in scores.warnings:
+        print(f"twinbench: {line}", file=sys.stderr)
+    page = build_page(scores, evaluation, args.title)
+    output.emit(page, args.output)
+    pairs = sum(len(m.decisions) for m in evaluation.runs)
+    print(f"report written to {args.output}: {len(scores.models)} models, {pairs} pair decisions, "
+          f"{len(page.encode('utf-8')) / 1024:.0f} KiB", file=sys.stderr)
+    return 0
+
+
+def cmd_compare(args: argparse.Namespace, adapter_cls: type[Adapter]) -> int:
+    from twinbench.evaluation.compare import compare_arms, compare_report, match_arms
+    from twinbench.render.compare import render_compare
+
+    check_statistics(args)
+    check_paths("--baseline", [args.baseline])
+    check_paths("--treatment", [args.treatment])
+    check_outputs(("--output", args.output))
+    adapter = adapter_cls.from_args(args)
+    reader = adapter.reader()
+    base = reader.find([Path(args.baseline)], (), args.baseline_scores)
+    treat = reader.find([Path(args.treatment)], (), args.treatment_scores)
+    for name, search, folder in (("baseline", base, args.baseline), ("treatment", treat, args.treatment)):
+        if not search.runs:
+            raise UsageError(f"no complete run in the {name} tree {folder}" + skipped_text(search.skipped))
+    arms = match_arms(base.runs, treat.runs, args.model)
+    options = discovery_options(args)
+    manifests: dict = {}
+    results = [compare_arms(adapter, b, t, options, args.bootstrap, args.seed, manifests) for b, t in arms]
+    paired = {b.model for b, _ in arms} | {t.model for _, t in arms}
+    unpaired = sorted({r.model for r in (*base.runs, *treat.runs)} - paired)
+    found = [*(f"baseline {w}" for w in base.warnings), *(f"treatment {w}" for w in treat.warnings)]
+    comparison = compare_report(results, options, args.bootstrap, args.seed, found, unpaired)
+    for line in comparison.warnings:
+        print(f"twinbench: {line}", file=sys.stderr)
+    output.emit(render_compare(comparison, args.format), args.output)
+    return 0
+
+
+def cmd_plot(args: argparse.Namespace, adapter_cls: type[Adapter] | None) -> int:
+    import json
+
+    from twinbench.render.svg import PlotError, render_svg
+
+    try:
+        summary = json.loads(Path(args.input).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UsageError(f"--input {args.input} does not exist (make it with `twinbench score --format json "
+                         "--output FILE`)") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise UsageError(f"--input {args.input} is not the JSON of `twinbench score` ({exc})") from None
+    except OSError as exc:  # a folder, no permission
+        raise UsageError(f"--input {args.input}: cannot be read ({exc.strerror or exc})") from None
+    if not isinstance(summary, dict) or not isinstance(summary.get("models"), list):
+        raise UsageError(f"--input {args.input} is not the JSON of `twinbench score` (no models list)")
+    try:
+        svg = render_svg(summary, args.kind, args.title)
+    except PlotError as exc:
+        raise UsageError(str(exc)) from None
+    output.emit(svg, args.output)
+    return 0
+
+
+def cmd_build(args: argparse.Namespace, adapter_cls: type[Adapter]) -> int:
+    from twinbench.discovery import discover_for
+
+    adapter = adapter_cls.from_args(args)
+    manifest = discover_for(adapter, discovery_options(args))
+    for line in adapter.data_warnings():
+        print(f"twinbench: {line}", file=sys.stderr)
+    paths = adapter.write_suite(manifest, args.out)
+    print(f"{len(manifest.scored)} pairs ({2 * len(manifest.scored)} items) written:")
+    for path in paths:
+        print(f"  {path}")
+    return 0
+
+
+def cmd_calls(args: argparse.Namespace, adapter_cls: type[Adapter]) -> int:
+    check_paths("--results", args.results)
+    adapter = adapter_cls.from_args(args)
+    check = adapter.reader().check_reading([Path(p) for p in args.results], tuple(args.model))
+    output.emit(tables.json_text(check.to_json()) if args.format == "json" else check.render(), args.output)
+    return 1 if check.unexplained else 0
+
+
+def cmd_new_adapter(args: argparse.Namespace, adapter_cls: type[Adapter] | None) -> int:
+    from twinbench.adapters.scaffold import create
+
+    files = create(args.name, args.dir)
+    print(f"adapter package {args.name} written to {args.dir}:")
+    for path in files:
+        print(f"  {path}")
+    print(f"next: pip install -e '{args.dir}[test]' && python -m pytest {args.dir}/tests")
+    return 0
+
+
+def cmd_functions(args: argparse.Namespace, adapter_cls: type[Adapter]) -> int:
+    from twinbench.render.functions import render_functions
+
+    adapter = adapter_cls.from_args(args)
+    output.emit(render_functions(adapter.name, adapter.rule(), args.format), args.output)
+    return 0

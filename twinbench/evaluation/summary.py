@@ -1,0 +1,260 @@
+"""From decisions to scores: coverage, bootstrap intervals, ranks, official raw and rank agreement.
+
+``summarize`` turns an :class:`~twinbench.evaluation.runs.Evaluation` into the typed
+:class:`~twinbench.results.ScoreReport` every renderer reads; every rate comes from one
+:class:`~twinbench.metrics.DecisionMatrix`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import attrs
+
+from twinbench.contract.adapter import Adapter
+from twinbench.discovery import Manifest
+from twinbench.evaluation.runs import BUILTIN, Evaluation, ModelRun
+from twinbench.options import (
+    DEFAULT_BOOTSTRAP,
+    DEFAULT_MIN_COVERAGE,
+    DEFAULT_SEED,
+    DiscoveryOptions,
+    ScoreOptions,
+)
+from twinbench.results import (
+    INTERVAL_METRICS,
+    RANK1_METRICS,
+    RATE_METRICS,
+    Bootstrap,
+    Interval,
+    ModelScore,
+    RankAgreement,
+    Ranking,
+    ScoreReport,
+    Skipped,
+    Unread,
+)
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from twinbench.metrics import DecisionMatrix
+
+
+MIN_RANKED_FOR_AGREEMENT = 3  # rank agreement over fewer models is always +-1 or undefined
+
+
+def summarize(evaluation: Evaluation, options: ScoreOptions = ScoreOptions(), n_boot: int = DEFAULT_BOOTSTRAP,
+              seed: int = DEFAULT_SEED, population: DiscoveryOptions | None = None, *,
+              adapter: str | None = None, embedded_default: bool = False,
+              min_coverage: float = DEFAULT_MIN_COVERAGE, diagnostics: bool = False) -> ScoreReport:
+    """Per-model scores and the statistics around them, as a :class:`~twinbench.reports.ScoreReport`.
+
+    Intervals use each model's own covered pairs. Ranks, rank-1 shares and rank agreement
+    compare models on the same items: the pairs every ranked model of the population covers.
+    A model covering fewer than ``min_coverage`` of the pairs the best-covered model of its
+    population covers is scored but not ranked; rank agreement needs three ranked models.
+    ``adapter`` names the adapter in the report (default: the one that scored the runs);
+    ``embedded_default`` marks the built-in reference policies; ``diagnostics`` adds each model's
+    :class:`~twinbench.diagnostics.Diagnostics` on the pairs its scores count.
+    """
+    models: list[ModelScore] = []
+    agreements: list[RankAgreement] = []
+    groups: dict[str, list[ModelRun]] = {}
+    for model_run in evaluation.runs:
+        groups.setdefault(model_run.population, []).append(model_run)
+    for key, group in groups.items():
+        scores, agreement = _summarize_group(group, evaluation.manifests[key], evaluation.adapters[key], options,
+                                             n_boot, seed, min_coverage, evaluation.replay, diagnostics)
+        models.extend(scores)
+        if agreement is not None:
+            agreements.append(agreement)
+    if adapter is None:
+        adapter = next(iter(dict.fromkeys(a.name for a in evaluation.adapters.values())), "")
+    return ScoreReport(
+        models=tuple(sorted(models, key=lambda r: r.model)),
+        options=options,
+        population_options=population or DiscoveryOptions(),
+        bootstrap=Bootstrap(resamples=n_boot, seed=seed),
+        skipped=tuple(Skipped(folder, reason) for folder, reason in evaluation.skipped),
+        warnings=tuple(evaluation.warnings),
+        rank_agreement=tuple(agreements),
+        embedded_default=embedded_default,
+        adapter=adapter,
+        replay=evaluation.replay,
+    )
+
+
+def _summarize_group(group: list[ModelRun], manifest: Manifest, adapter: Adapter, options: ScoreOptions,
+                     n_boot: int, seed: int, min_coverage: float = DEFAULT_MIN_COVERAGE, replay: bool = False,
+                     diagnostics: bool = False) -> tuple[list[ModelScore], RankAgreement | None]:
+    """The models of one population, every rate from one decision matrix."""
+    import numpy as np
+
+    from twinbench import metrics
+    from twinbench.metrics import DecisionMatrix, stats
+
+    matrix = DecisionMatrix.build([(mr.run.model, mr.decisions) for mr in group])
+    distinct = options.distinct_anchor_turns
+    keep = metrics.kept(matrix, options)
+    covered = keep.sum(axis=0)
+    best = int(covered.max()) if covered.size else 0
+    ranked_cols = (covered > 0) & (covered >= min_coverage * best)
+    # the pairs every ranked model covers: ranks compare the same items
+    shared_rows = keep[:, ranked_cols].all(axis=1) if ranked_cols.any() else np.zeros(matrix.n_pairs, dtype=bool)
+    shared = keep & shared_rows[:, None] & ranked_cols[None, :]
+    n_ranked = int(ranked_cols.sum())
+    point = metrics.rates(matrix, keep, distinct)
+    ranked = metrics.rates(matrix, shared, distinct)
+    categories = metrics.by_category(matrix, keep, distinct, manifest.categories)
+    coverages = metrics.coverage(matrix, options)
+    replays = metrics.replay_counts(matrix, keep) if replay else None
+    workaround = metrics.decision_workaround(matrix, keep, distinct) if replay else None
+    intervals = shares = None
+    if n_boot > 0 and matrix.n_pairs:
+        weights = stats.cluster_weights(matrix.clusters, n_boot, seed)
+        intervals = []
+        for cols, samples in _bootstrap_blocks(matrix, keep, distinct, weights, range(len(group))):
+            by_metric = {metric: _intervals(samples.metric(metric)) for metric in INTERVAL_METRICS}
+            intervals += [{metric: by_metric[metric][j] for metric in INTERVAL_METRICS} for j in range(len(cols))]
+        if shared_rows.any() and n_ranked:
+            ranked_index = np.flatnonzero(ranked_cols)
+            gathered: dict[str, list[np.ndarray]] = {metric: [] for metric in RANK1_METRICS}
+            for _, samples in _bootstrap_blocks(matrix, shared, distinct, weights, ranked_index):
+                for metric in RANK1_METRICS:
+                    gathered[metric].append(samples.metric(metric))
+            shares = {}
+            for metric in RANK1_METRICS:
+                shares[metric] = np.full(len(group), np.nan)
+                shares[metric][ranked_index] = 100.0 * stats.rank1_shares(np.concatenate(gathered.pop(metric), axis=1))
+        del weights
+    described = adapter.describe()
+    population = len(manifest.scored)
+    records: list[ModelScore] = []
+    for m, model_run in enumerate(group):
+        counted = bool(point.pairs[m])
+        rate = {name: metrics.value(point.metric(name)[m]) if counted else None for name in RATE_METRICS}
+        ci = rank1 = None
+        if intervals is not None:
+            ci = intervals[m]
+        if shares is not None and ranked_cols[m]:
+            rank1 = {metric: float(shares[metric][m]) for metric in RANK1_METRICS}
+        official_shared = metrics.official(matrix, m, shared[:, m], model_run.official)
+        run = model_run.run
+        records.append(ModelScore(
+            model=run.model, pairs=int(point.pairs[m]), **rate,
+            by_category=categories[m], coverage=coverages[m], data=described,
+            curation_applies=manifest.curation_applies, population=population,
+            location=run.details.get(BUILTIN) or str(run.location),  # no temporary paths in output
+            run_notes=model_run.load.notes, remarks=model_run.load.remarks, ci=ci, rank1=rank1,
+            official=metrics.official(matrix, m, keep[:, m], model_run.official),
+            unread=unread_of(model_run),
+            replay=None if replays is None else replays[m],
+            decision_workaround=None if workaround is None or not counted else metrics.value(workaround[m]),
+            diagnostics=_diagnostics(model_run, manifest, matrix, keep[:, m]) if diagnostics else None,
+            ranking=Ranking(among=n_ranked, pairs=int(shared_rows.sum()),
+                            decision=metrics.value(ranked.decision[m]) if ranked_cols[m] else None,
+                            official_ask_items=(None if official_shared is None or not ranked_cols[m]
+                                                else official_shared.ask_items),
+                            ranked=bool(ranked_cols[m]),
+                            reason=None if ranked_cols[m] else (
+                                f"covers {int(covered[m])} of {population} pairs, fewer than "
+                                f"{100 * min_coverage:.0f}% of the {best} the best-covered model covers")),
+        ))
+    records = _ranks(records)
+    data = str(described.get("release", adapter.name))
+    return records, _agreement(records, data, int(shared_rows.sum()))
+
+
+def _diagnostics(model_run: ModelRun, manifest: Manifest, matrix: DecisionMatrix, keep: np.ndarray):
+    """The model's diagnostics on the pairs its scores count (``keep``: its column of the kept matrix)."""
+    import numpy as np
+
+    from twinbench.decisions.diagnostics import diagnose
+
+    counted = {matrix.ask_ids[i] for i in np.flatnonzero(keep)}
+    return diagnose(model_run.decisions, manifest.scored, model_run.load, counted)
+
+
+#: models resampled at once: the ``(B, models)`` arrays of one block are what the bootstrap holds
+#: at a time (besides the weights and the rank-1 samples), so its memory does not grow with N
+BOOTSTRAP_BLOCK = 16
+
+
+def _bootstrap_blocks(matrix: DecisionMatrix, keep: np.ndarray, distinct: bool, weights: np.ndarray,
+                      columns: Sequence[int]):
+    """``(columns, resampled rates)`` for the models at ``columns``, :data:`BOOTSTRAP_BLOCK` at a time.
+
+    Each block's rates are exact (integer weights on 0/1 bits), so blocking changes no value.
+    """
+    from twinbench import metrics
+
+    columns = list(columns)
+    for start in range(0, len(columns), BOOTSTRAP_BLOCK):
+        cols = columns[start:start + BOOTSTRAP_BLOCK]
+        yield cols, metrics.rates(matrix.columns(cols), keep[:, cols], distinct, weights)
+
+
+OFF_LIST = "name_not_on_tool_list"
+
+
+def unread_of(model_run: ModelRun) -> Unread:
+    """The reader's unread counts, plus the anchor-turn calls named off the tool list."""
+    counts = dict(model_run.load.unread)
+    examples = list(model_run.load.unread_examples)
+    off = [(d, name) for d in model_run.decisions if d.scored for name in d.off_list]
+    if off:
+        counts[OFF_LIST] = len(off)
+        examples += [(OFF_LIST, f"{d.ask_id} / {d.act_id}: {name}") for d, name in off[:2]]
+    return Unread(dict(sorted(counts.items())), tuple(sorted(examples, key=lambda e: e[0])),
+                  "every turn" if model_run.all_turns else "the turns scored")
+
+
+def _intervals(samples: np.ndarray) -> list[Interval | None]:
+    """The percentile interval of each column of ``(B, models)`` resampled rates (None where NaN)."""
+    from twinbench.metrics import stats
+
+    lows, highs = stats.percentile_interval(samples)  # column by column, the same values
+    return [None if math.isnan(low) or math.isnan(high) else Interval(low, high)
+            for low, high in zip(lows.tolist(), highs.tolist())]
+
+
+RANK_DECIMALS = 9  # values equal to this many decimals tie (1/3 + 2/3 is 50, not 49.99999999999999)
+
+
+def _rank(values: dict[int, float]) -> dict[int, int]:
+    """Competition ranks (1 = highest); values equal after rounding share a rank."""
+    rounded = {key: round(v, RANK_DECIMALS) for key, v in values.items()}
+    ordered = sorted(rounded.values(), reverse=True)
+    return {key: 1 + ordered.index(v) for key, v in rounded.items()}
+
+
+def _ranks(models: list[ModelScore]) -> list[ModelScore]:
+    """The models with their rank on decision, and on official raw among those ranked on decision."""
+    decision = {i: r.ranking.decision for i, r in enumerate(models) if r.ranking.decision is not None}
+    official = {i: r.ranking.official_ask_items for i, r in enumerate(models)
+                if r.ranking.official_ask_items is not None and i in decision}
+    rd, ro = _rank(decision), _rank(official)
+    out = []
+    for i, r in enumerate(models):
+        official_score = r.official
+        if official_score is not None and i in ro:
+            official_score = attrs.evolve(official_score, rank=ro[i])
+        out.append(attrs.evolve(r, rank_decision=rd.get(i), official=official_score))
+    return out
+
+
+def _agreement(models: list[ModelScore], data: str, pairs: int) -> RankAgreement | None:
+    """Rank correlation of official raw and decision on the ``pairs`` every model of ``data`` covers."""
+    from twinbench.metrics import stats
+
+    rows = [(r.ranking.official_ask_items, r.ranking.decision) for r in models
+            if r.ranking.official_ask_items is not None and r.ranking.decision is not None]
+    if len(rows) < MIN_RANKED_FOR_AGREEMENT:
+        return None
+    x = [round(a, RANK_DECIMALS) for a, _ in rows]
+    y = [round(b, RANK_DECIMALS) for _, b in rows]
+    return RankAgreement(data=data, models=len(rows), pairs=pairs, spearman=stats.spearman(x, y),
+                         kendall=stats.kendall_tau_b(x, y))

@@ -1,0 +1,98 @@
+"""The call readers: stored model output (a step) to :class:`~twinbench.model.Call` records.
+
+Nothing here knows a leaderboard. Each parser accepts a family of tool-call shapes
+and returns ``[]`` for anything else; none of them raises, whatever it is given.
+:func:`read_step` reads one stored step in every shape at once and also says what it
+did *not* read (:class:`Unread`), so that a reader can be checked against another.
+
+Model output is untrusted: text is only ever read with :func:`json.loads` and
+:func:`ast.parse`, and python values are rebuilt from checked AST nodes by hand
+(no ``eval``, ``exec`` or ``literal_eval``). Every regular expression and parser
+here runs in time linear in the size of its input (see ``benchmarks/bench_parsers.py``).
+
+Shapes read (a step is a stored model output: a string, a record, or a list of them):
+
+* python-style text: ``f(a=1)``, ``[f(a=1), g('x')]``, several of those joined by
+  ``;`` or newlines, one missing outer bracket tolerated (``[f(a=1)``);
+* JSON call objects ``{"name", "arguments"|"parameters"}``, ``{"tool_name",
+  "parameters"}``, ``{"function": {"name", "arguments"}}`` and ``{"tool_calls": [...]}``
+  envelopes, decoded or in text, one or several (a list, or objects joined by ``;``,
+  commas, pipes or newlines), also written with python literals (``True``, single quotes);
+* native records ``{"fn": {args} | "<json object>" | ""}``, one or a list;
+* tagged blocks anywhere in a text: ``<tool_call>...</tool_call>`` and
+  ``<|tool_call|>``, ``<|tool_call_start|>...<|tool_call_end|>``,
+  ``<TOOLCALL>...</TOOLCALL>``, ``<function_call> ...``, ``<function=NAME>{...}</function>``
+  and ``<start_function_call>call:NAME{...}<end_function_call>``; a block holds JSON
+  calls or python calls;
+* a function name on one line and its JSON arguments on the next;
+* around any text: whitespace, ``<think>`` reasoning, one code fence, backticks,
+  ``<|python_tag|>`` and a leading ``[TOOL_CALLS]``.
+
+Conventions shared by all parsers:
+
+* Argument values keep their natural Python types (``list``, ``dict``, ...), so a
+  ``Call`` holding such a value compares equal across shapes but is not hashable.
+* Empty argument strings (``""``) mean "no arguments".
+* Strings longer than :data:`MAX_TEXT_CHARS` are not parsed (``[]``).
+* Prose never produces a call. A call written *inside* prose (after words) is not
+  read either; :func:`read_step` reports it as ``call_in_prose``.
+* A call record whose name is not a name (template tokens such as
+  ``echo<|channel|>commentary``, spaces, stray symbols) is not a call, and the name is
+  not repaired: the part before ``<|`` is *not* recovered as a call. The leaderboard
+  decoder that stored such records kept the whole mangled name, so no function of
+  that name ever ran; recovering ``echo`` would invent an action nobody executed.
+  :func:`read_step` reports it as ``leaked_template_tokens`` or ``malformed_call_name``.
+
+The family, lowest first: :mod:`~twinbench.reading.found` (what a reading finds),
+:mod:`~twinbench.reading.text` (cleanup), :mod:`~twinbench.reading.python_calls`,
+:mod:`~twinbench.reading.json_calls`, :mod:`~twinbench.reading.model_formats`,
+:mod:`~twinbench.reading.code`, :mod:`~twinbench.reading.tagged`, and
+:mod:`~twinbench.reading.step`, whose :func:`read_step` is the one entry.
+:data:`~twinbench.reading.shapes.SHAPES` lists every shape, the order in which they are
+tried and the leaderboard handler each mirrors.
+"""
+
+from __future__ import annotations
+
+from twinbench.reading.found import (
+    EXCERPT_CHARS,
+    MAX_TEXT_CHARS,
+    TEXT_KEPT_CHARS,
+    UNREAD_KINDS,
+    StepReading,
+    Unread,
+    UnreadTally,
+    call_from_mapping,
+)
+from twinbench.reading.json_calls import parse_json_calls, parse_native_records
+from twinbench.reading.python_calls import parse_python_calls
+from twinbench.reading.step import (
+    DEFAULT_PARSERS,
+    Parser,
+    parse_step,
+    read_step,
+    step_text,
+    texts_of,
+)
+from twinbench.reading.tagged import parse_tool_call_blocks
+
+__all__ = [
+    "DEFAULT_PARSERS",
+    "EXCERPT_CHARS",
+    "MAX_TEXT_CHARS",
+    "TEXT_KEPT_CHARS",
+    "UNREAD_KINDS",
+    "Parser",
+    "StepReading",
+    "Unread",
+    "UnreadTally",
+    "call_from_mapping",
+    "parse_json_calls",
+    "parse_native_records",
+    "parse_python_calls",
+    "parse_step",
+    "parse_tool_call_blocks",
+    "read_step",
+    "step_text",
+    "texts_of",
+]
