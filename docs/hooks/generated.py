@@ -58,7 +58,7 @@ _cache: dict[str, Any] = {}
 
 def _adapter():
     if "adapter" not in _cache:
-        from twinbench.adapter import AdapterError
+        from twinbench.errors import AdapterError
         from twinbench.adapters.bfcl import BFCLAdapter
 
         root = os.environ.get("TWINBENCH_DOCS_BFCL_ROOT")
@@ -78,7 +78,8 @@ def _adapter():
 
 
 def _manifest(**options: bool):
-    from twinbench.discovery import DiscoveryOptions, discover_for
+    from twinbench.options import DiscoveryOptions
+    from twinbench.discovery import discover_for
 
     key = "manifest:" + ",".join(f"{k}={v}" for k, v in sorted(options.items()))
     if key not in _cache:
@@ -104,7 +105,7 @@ def _data_line(adapter) -> str:
 
 def render_funnel() -> str:
     """The funnel of ``twinbench pairs`` as a markdown table (same rows as the text table)."""
-    from twinbench.report import markdown_table
+    from twinbench.render.tables import markdown_table
 
     adapter = _adapter()
     manifest = _manifest()
@@ -142,7 +143,7 @@ SENSITIVITIES = (
 
 
 def render_sensitivities() -> str:
-    from twinbench.report import markdown_table
+    from twinbench.render.tables import markdown_table
 
     manifest = _manifest()
     cats = list(manifest.categories)
@@ -161,7 +162,7 @@ def render_sensitivities() -> str:
 
 
 def render_effects() -> str:
-    from twinbench.report import markdown_table
+    from twinbench.render.tables import markdown_table
 
     adapter = _adapter()
     effects = adapter.effects()
@@ -170,7 +171,7 @@ def render_effects() -> str:
     counts = effects.counts()
     summary = f"**{len(rows)} functions: " + ", ".join(f"{v} {k}" for k, v in counts.items()) + "**"
     if hasattr(adapter, "source_verdicts"):
-        from twinbench.effects import compare_with_source
+        from twinbench.contract.effects import compare_with_source
 
         disagree = compare_with_source(effects, adapter.source_verdicts())
         names = ", ".join(f"`{f.name}`" for f, _ in disagree)
@@ -191,7 +192,7 @@ def render_effects() -> str:
 
 
 def render_curation() -> str:
-    from twinbench.report import markdown_table
+    from twinbench.render.tables import markdown_table
 
     adapter = _adapter()
     curation = adapter.curation()
@@ -276,7 +277,8 @@ def _fixed_width():
 
 
 def render_cli(command: str | None) -> str:
-    from twinbench import cli, registry
+    from twinbench import cli
+    from twinbench.adapters import registry
 
     if not command:
         raise PluginError("twinbench docs: a cli marker needs a subcommand, e.g. twinbench:cli:pairs")
@@ -430,7 +432,7 @@ def _when2call_fates(path: Path) -> str:
     from collections import Counter
 
     from twinbench.adapters.when2call.suite import TWIN_SUFFIX
-    from twinbench.report import markdown_table
+    from twinbench.render.tables import markdown_table
 
     adapter, manifest = _when2call_manifest(path)
     own = {item.id for item in adapter.items()}
@@ -476,10 +478,10 @@ SOURCES = {
     "when2call-hints": ("twinbench.adapters.when2call.adapter", "When2CallAdapter.twin_hints"),
     "when2call-runs": ("twinbench.adapters.when2call.adapter", "When2CallAdapter.runs"),
     "when2call-rollout": ("twinbench.adapters.when2call.runs", "rollout_of"),
-    "offered-tool-rule": ("twinbench.rules", "OfferedToolRule"),
-    "is-placeholder": ("twinbench.diagnostics", "is_placeholder"),
-    "lost-where": ("twinbench.diagnostics", "lost_where"),
-    "failure-turn": ("twinbench.adapters.bfcl.results", "failure_turn"),
+    "offered-tool-rule": ("twinbench.contract.rules", "OfferedToolRule"),
+    "is-placeholder": ("twinbench.decisions.diagnostics", "is_placeholder"),
+    "lost-where": ("twinbench.decisions.diagnostics", "lost_where"),
+    "failure-turn": ("twinbench.adapters.bfcl.score_files", "failure_turn"),
 }
 
 

@@ -12,17 +12,25 @@ The records an adapter builds (items, turns, calls, rollouts) are in :mod:`twinb
 
 from __future__ import annotations
 
-from twinbench.contract.adapter import Adapter, ReadingCheck, RunReader
-from twinbench.contract.curation import CompoundTurn, Curation
-from twinbench.contract.effects import (
-           EffectClassifier,
-           SourceVerdict,
-           load_effect_table,
-)
-from twinbench.contract.replayer import ItemReplay, PairReplay, Replayer
-from twinbench.contract.rules import DecisionRule, EffectTableRule, OfferedToolRule
-from twinbench.errors import AdapterError
+import importlib
 
-__all__ = ["Adapter", "AdapterError", "CompoundTurn", "Curation", "DecisionRule", "EffectClassifier",
-           "EffectTableRule", "ItemReplay", "OfferedToolRule", "PairReplay", "ReadingCheck", "Replayer",
-           "RunReader", "SourceVerdict", "load_effect_table"]
+#: every name of the contract and the module that defines it (imported when first asked for, so
+#: that the command line's start-up does not pay for the effect tables' YAML reader)
+_WHERE = {
+    "Adapter": "adapter", "ReadingCheck": "adapter", "RunReader": "adapter",
+    "CompoundTurn": "curation", "Curation": "curation",
+    "EffectClassifier": "effects", "SourceVerdict": "effects", "load_effect_table": "effects",
+    "ItemReplay": "replayer", "PairReplay": "replayer", "Replayer": "replayer",
+    "DecisionRule": "rules", "EffectTableRule": "rules", "OfferedToolRule": "rules",
+}
+__all__ = sorted([*_WHERE, "AdapterError"])
+
+
+def __getattr__(name: str):
+    if name == "AdapterError":
+        from twinbench.errors import AdapterError
+
+        return AdapterError
+    if name in _WHERE:
+        return getattr(importlib.import_module(f"twinbench.contract.{_WHERE[name]}"), name)
+    raise AttributeError(f"module 'twinbench.contract' has no attribute {name!r}")
