@@ -33,11 +33,11 @@ def test_rows_become_items_with_inline_twins(mini):
     assert rfi.side is Side.ASK and rfi.turns[0].user_text == ("Book a room for 2 nights.",)
     assert rfi.twin.turns[0].user_text == ("Book a room in Oslo for 2 nights.",)
     assert rfi.twin.turns[0].tools == rfi.turns[0].tools
-    assert rfi.perturbation.kind is Perturbation.VALUE_REMOVED and rfi.perturbation.removed == "city"
+    assert rfi.perturbation.kind is Perturbation.VALUE_REMOVED and rfi.perturbation.removed == ("city",)
     ca = items["ca-1"]
     assert ca.twin.turns[0].tools == ("weather.get_forecast", "hotel_api.HotelApi.find_hotels")
     assert ca.perturbation.kind is Perturbation.TOOL_REMOVED
-    assert ca.perturbation.removed == "hotel_api.HotelApi.find_hotels"
+    assert ca.perturbation.removed == ("hotel_api.HotelApi.find_hotels",)
     assert ca.twin.turns[0].reference == (Call("hotel_api.HotelApi.find_hotels", (), (("city", "Paris"),)),)
 
 

@@ -19,6 +19,7 @@ class DiscoveryOptions:
     count_login: bool = False  # login/logout count as world-changing
     uncertified: bool = False  # keep the construction errors
     all_pairs: bool = False  # score every content-verified pair
+    same_world: bool = False  # exclude pairs whose twins start from different states (where they are only noted)
 
 
 @attrs.frozen

@@ -148,6 +148,7 @@ class OfficialScore:
     n_ask_items: int = 0
     n_act_twins: int = 0
     rank: int | None = None  # omitted when not ranked
+    graded: GradedOfficial | None = None  # omitted for pass/fail leaderboards
 
     def to_json(self) -> dict:
         out = {"ask_items": self.ask_items, "base_twins": self.act_twins, "act_twins": self.act_twins,
@@ -155,7 +156,22 @@ class OfficialScore:
                "n_base_twins": self.n_act_twins, "n_act_twins": self.n_act_twins}
         if self.rank is not None:
             out["rank"] = self.rank
+        if self.graded is not None:
+            out["graded"] = self.graded.to_json()
         return out
+
+
+@attrs.frozen
+class GradedOfficial:
+    """A graded official score (in [0, 1]) on the same items: its mean, and the pass threshold the
+    adapter states (the pass rates of :class:`OfficialScore` are the shares at or above it)."""
+
+    ask_items_mean: float | None
+    act_twins_mean: float | None
+    pass_at: float
+
+    def to_json(self) -> dict:
+        return {"ask_items_mean": self.ask_items_mean, "act_twins_mean": self.act_twins_mean, "pass_at": self.pass_at}
 
 
 @attrs.frozen

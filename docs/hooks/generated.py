@@ -7,6 +7,7 @@ no plugin package needed). At build time every marker of the form::
     <!-- twinbench:sensitivities -->   scored pairs under the population sensitivities
     <!-- twinbench:effects -->         every tool function with its effect label and reason
     <!-- twinbench:curation -->        bad keys, construction errors and compound turns
+    <!-- twinbench:worlds -->          the pairs whose twins start from different states
     <!-- twinbench:cli:COMMAND -->     the ``--help`` text of one subcommand
     <!-- twinbench:score-default -->   the output of ``twinbench score`` on its embedded default
     <!-- twinbench:score-default:explain --> the output of ``twinbench score --explain``
@@ -139,7 +140,20 @@ SENSITIVITIES = (
     ("count login/logout as world-changing", "`--count-login`", {"count_login": True}),
     ("keep the construction errors", "`--uncertified`", {"uncertified": True}),
     ("every content-verified pair", "`--all-pairs`", {"all_pairs": True}),
+    ("twins from the same starting state only", "`--same-world`", {"same_world": True}),
 )
+
+
+def render_worlds() -> str:
+    """The pairs whose twins start from different states (``initial_config``), with what differs."""
+    from twinbench.render.tables import markdown_table
+
+    manifest = _manifest()
+    rows = [[p.ask_id, p.act_id, p.world_differs, p.status] for p in manifest.pairs if p.world_differs]
+    scored = sum(1 for p in manifest.pairs if p.world_differs and p.scored)
+    table = markdown_table(["should-ask item", "should-act twin", "what differs", "status"], rows)
+    return (f"{len(rows)} content-verified pairs, {scored} of them scored, start from different states:\n\n"
+            f"{table}\n\n*{_data_line(_adapter())}*\n")
 
 
 def render_sensitivities() -> str:
@@ -511,6 +525,7 @@ RENDERERS = {
     "sensitivities": lambda arg: render_sensitivities(),
     "effects": lambda arg: render_effects(),
     "curation": lambda arg: render_curation(),
+    "worlds": lambda arg: render_worlds(),
     "cli": render_cli,
 }
 

@@ -16,7 +16,8 @@ class UsageError(TwinbenchError):
 
 def discovery_options(args: argparse.Namespace):
     return DiscoveryOptions(
-        count_login=args.count_login, uncertified=args.uncertified, all_pairs=args.all_pairs
+        count_login=args.count_login, uncertified=args.uncertified, all_pairs=args.all_pairs,
+        same_world=args.same_world
     )
 
 

@@ -58,6 +58,8 @@ def _population(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--count-login", action="store_true", help="count login/logout calls as world-changing")
     group.add_argument("--uncertified", action="store_true", help="keep the pairs curation marks as construction errors")
     group.add_argument("--all-pairs", action="store_true", help="score every content-verified pair, read-only ones too")
+    group.add_argument("--same-world", action="store_true",
+                       help="exclude pairs whose twins start from different states (where the adapter keeps them)")
 
 
 def _statistics(parser: argparse.ArgumentParser, what: str) -> argparse._ArgumentGroup:

@@ -111,6 +111,10 @@ class Adapter(abc.ABC):
     name: ClassVar[str] = ""
     #: one line shown by ``twinbench adapters``
     description: ClassVar[str] = ""
+    #: a candidate twin that starts from another world (``Item.world``) is no twin: dropped at the
+    #: content stage (the default). An adapter whose method pairs by words, tools and references
+    #: alone sets ``False``: such pairs are kept, noted and counted, and ``--same-world`` excludes them.
+    strict_world: ClassVar[bool] = True
 
     # -- construction from the command line ---------------------------------------
     @classmethod

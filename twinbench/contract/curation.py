@@ -29,8 +29,13 @@ class CompoundTurn:
 class Curation:
     """Curation data and whether it applies to the data at hand.
 
-    ``bad_keys`` maps item ids to the reason they are excluded; ``construction_errors``
-    and ``compound`` are keyed by the should-ask item id of a pair.
+    ``bad_keys`` maps item ids to the reason they are excluded; ``construction_errors``,
+    ``compound`` and ``certified`` are keyed by the should-ask item id of a pair. A pair is
+    certified only when the curation says so: listed in ``certified`` (with its reason), a
+    compound turn, or covered by ``reviewed_all`` (the curation's makers reviewed every pair
+    it does not list otherwise, e.g. the paper's hand review of every BFCL anchor). Any other
+    pair is uncertified, with that reason. ``origin`` says how the curation was made:
+    ``hand-made`` (people wrote it) or ``derived`` (computed from the data).
     """
 
     name: str
@@ -39,13 +44,21 @@ class Curation:
     bad_keys: Mapping[str, str] = attrs.field(factory=dict)
     construction_errors: Mapping[str, str] = attrs.field(factory=dict)
     compound: Mapping[str, CompoundTurn] = attrs.field(factory=dict)
+    certified: Mapping[str, str] = attrs.field(factory=dict)
+    reviewed_all: str | None = None
+    origin: str = "hand-made"
 
-    def certify(self, ask_id: str) -> Certification:
-        """The certification of one pair's anchor (only meaningful when the curation applies)."""
+    def certify(self, ask_id: str, decision_bearing: bool = True) -> Certification:
+        """The certification of one pair's anchor (only meaningful when the curation applies).
+
+        ``reviewed_all`` covers the decision-bearing pairs (a review of the anchors that pose the
+        decision to act); a read-only pair it does not list is uncertified.
+        """
         if not self.applies:
             return Certification(status=CertificationStatus.UNCERTIFIED, reason=self.applies_reason)
         if ask_id in self.construction_errors:
-            return Certification(status=CertificationStatus.CONSTRUCTION_ERROR, reason=self.construction_errors[ask_id])
+            return Certification(status=CertificationStatus.CONSTRUCTION_ERROR, reason=self.construction_errors[ask_id],
+                                 origin=self.origin)
         turn = self.compound.get(ask_id)
         if turn is not None:
             return Certification(
@@ -54,5 +67,16 @@ class Curation:
                 compound=True,
                 independent=turn.independent,
                 gated=turn.gated,
+                origin=self.origin,
             )
-        return Certification(status=CertificationStatus.CERTIFIED, reason="label certified by hand")
+        if ask_id in self.certified:
+            return Certification(status=CertificationStatus.CERTIFIED, reason=self.certified[ask_id], origin=self.origin)
+        if self.reviewed_all is not None and decision_bearing:
+            by = "by hand" if self.origin == "hand-made" else f"({self.origin})"
+            return Certification(status=CertificationStatus.CERTIFIED, reason=f"label certified {by}",
+                                 origin=self.origin)
+        if self.reviewed_all is not None:
+            return Certification(status=CertificationStatus.UNCERTIFIED,
+                                 reason="not certified: the review covered the decision-bearing anchors only")
+        return Certification(status=CertificationStatus.UNCERTIFIED,
+                             reason=f"not certified: {self.name} says nothing of this pair")

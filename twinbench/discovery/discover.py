@@ -57,14 +57,16 @@ def discover_for(adapter: Adapter, options: DiscoveryOptions = DiscoveryOptions(
     """Run discovery on an adapter's items, hints, effects and curation."""
     def run() -> Manifest:
         items = adapter.items()
-        return discover(items, adapter.twin_hints(items), adapter.rule(), adapter.curation(), options)
+        return discover(items, adapter.twin_hints(items), adapter.rule(), adapter.curation(), options,
+                        strict_world=adapter.strict_world)
 
     key = adapter.cache_key()
     if key is None:
         return run()
     from twinbench import cache
 
-    return cache.cached("manifest", cache.key_of([adapter.name, key, repr(attrs.asdict(options))]), run)
+    return cache.cached("manifest", cache.key_of([adapter.name, key, repr(attrs.asdict(options)),
+                                                  f"strict_world={adapter.strict_world}"]), run)
 
 
 def locate_anchors(item: Item) -> list[int]:
@@ -88,7 +90,14 @@ def _call_counts(item: Item, turns: Sequence[int]) -> list[int]:
     return [len(item.turns[i].reference_text) for i in turns]
 
 
-def _verify(ask: Item, act: Item, anchor: int) -> tuple[str, str] | None:
+def _world_difference(ask: Item, act: Item) -> str | None:
+    """How the twins' starting states differ, or ``None`` (the same, or not known for both)."""
+    if ask.world is None or act.world is None:
+        return None
+    return ask.world.difference(act.world)
+
+
+def _verify(ask: Item, act: Item, anchor: int, strict_world: bool = True) -> tuple[str, str] | None:
     """Why this candidate is not the twin (stage, reason), or None when it verifies."""
     alignment = _aligned_turns(ask, act, anchor)
     if alignment is None:
@@ -109,6 +118,9 @@ def _verify(ask: Item, act: Item, anchor: int) -> tuple[str, str] | None:
     for i in range(anchor):
         if ask.turns[i].user_text != act.turns[i].user_text:
             return ("content", f"dialogue differs: user turn {i} before the anchor is not identical in {act.id}")
+    different = _world_difference(ask, act) if strict_world else None
+    if different is not None:
+        return ("content", f"different starting state: {different} in {act.id}")
     return None
 
 
@@ -123,15 +135,15 @@ def _declared_mismatch(ask: Item, act: Item, anchor: int) -> str | None:
     same_words = ask_turn.user_text == act_turn.user_text
     if declared.kind is Perturbation.VALUE_REMOVED:
         if removed or added:
-            return f"declared value removal ({declared.removed}) but the tool lists differ"
+            return f"declared value removal ({declared.text}) but the tool lists differ"
         if same_words:
-            return f"declared value removal ({declared.removed}) but the user's words are identical"
+            return f"declared value removal ({declared.text}) but the user's words are identical"
     elif declared.kind is Perturbation.TOOL_REMOVED:
         if not same_words:
-            return f"declared tool removal ({declared.removed}) but the user's words differ"
-        if removed != {declared.removed} or added:
+            return f"declared tool removal ({declared.text}) but the user's words differ"
+        if removed != set(declared.removed) or added:
             found = ", ".join(sorted(removed)) or "none"
-            return f"declared tool removal ({declared.removed or 'no tool named'}) but the removed tools are {found}"
+            return f"declared tool removal ({declared.text or 'no tool named'}) but the removed tools are {found}"
     return None
 
 
@@ -226,8 +238,14 @@ def discover(
     rule: DecisionRule,
     curation: Curation | None = None,
     options: DiscoveryOptions = DiscoveryOptions(),
+    strict_world: bool = True,
 ) -> Manifest:
-    """Run the funnel over every should-ask item."""
+    """Run the funnel over every should-ask item.
+
+    ``strict_world``: a candidate that starts from another world is no twin (dropped at the content
+    stage); without it such a pair is kept with ``Pair.world_differs`` set, and excluded under
+    ``options.same_world``.
+    """
     by_id = _with_inline_twins(items)
     unlabelled = set(rule.unlabelled(sorted({t for i in by_id.values() for turn in i.turns for t in turn.tools})))
     if unlabelled and not rule.allow_unlabelled:
@@ -261,7 +279,7 @@ def discover(
         failures = []
         twin = None
         for candidate in candidates:
-            failure = _verify(ask, candidate, anchor)
+            failure = _verify(ask, candidate, anchor, strict_world)
             if failure is None:
                 mismatch = _declared_mismatch(ask, candidate, anchor)
                 failure = None if mismatch is None else ("content", mismatch)
@@ -277,7 +295,8 @@ def discover(
 
         perturbation, removed = _perturbation(ask, twin, anchor)
         bearing, unknown = _decision_bearing(twin, anchor, rule)
-        certification = curation.certify(ask.id) if applies else UNCERTIFIED
+        certification = (curation.certify(ask.id, bearing is Bearing.ACTION or bearing is Bearing.LOGIN_ONLY)
+                         if applies else UNCERTIFIED)
         notes = []
         if unknown:
             notes.append(f"no effect label for {', '.join(unknown)} (treated as read)")
@@ -286,11 +305,16 @@ def discover(
         if perturbation is Perturbation.UNDETECTED:
             notes.append("the anchor turns have the same user text and tools")
         ref_calls = tuple(twin.turns[anchor].reference_text)
+        world_differs = None if strict_world else _world_difference(ask, twin)
+        if world_differs is not None:
+            notes.append(f"the twins start from different states: {world_differs}")
 
         counts_as_action = bearing is Bearing.ACTION or (options.count_login and bearing is Bearing.LOGIN_ONLY)
         needs = sorted(unlabelled & (set(twin.turns[anchor].tools) | set(ask.turns[anchor].tools)))
         if needs:
             status, reason = PairStatus.EXCLUDED, f"unlabelled tool: {', '.join(needs)} has no effect label"
+        elif world_differs is not None and options.same_world:
+            status, reason = PairStatus.EXCLUDED, f"different starting state: {world_differs} (--same-world)"
         elif options.all_pairs:
             status, reason = PairStatus.SCORED, "all content-verified pairs are scored (--all-pairs)"
         elif not counts_as_action:
@@ -316,7 +340,8 @@ def discover(
                 status=status,
                 reason=reason,
                 notes=tuple(notes),
-                removed=ask.perturbation.removed if ask.perturbation is not None else None,
+                removed=ask.perturbation.text if ask.perturbation is not None else None,
+                world_differs=world_differs,
             )
         )
 

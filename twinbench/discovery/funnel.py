@@ -42,6 +42,10 @@ def funnel_rows(manifest: Manifest) -> list[FunnelRow]:
         rows.append(FunnelRow(f"dropped at {stage}: {reason}", 1, tally(
             d for d in manifest.dropped if d.stage == stage and d.reason.split(":", 1)[0] == reason)))
     rows.append(FunnelRow("content-verified pairs", 0, counts["content_verified_by_category"]))
+    if counts["world_differs"]:
+        rows.append(FunnelRow("twins starting from different states" + (" (excluded: --same-world)"
+                              if manifest.options.same_world else " (kept and noted)"), 1,
+                              counts["world_differs_by_category"]))
     rows.append(FunnelRow("read-only or login-only" + (" (scored: --all-pairs)" if manifest.options.all_pairs
                                                         else " (excluded)"), 1, counts["read_only_by_category"]))
     rows.append(FunnelRow("decision-bearing candidates", 0, counts["candidates_by_category"]))
@@ -75,9 +79,11 @@ def pair_record(pair: Pair) -> dict[str, object]:
             "compound": cert.compound,
             "independent_steps": list(cert.independent),
             "gated_steps": list(cert.gated),
+            "origin": cert.origin,
         },
         "notes": list(pair.notes),
         "removed": pair.removed,
+        "world_differs": pair.world_differs,
     }
 
 

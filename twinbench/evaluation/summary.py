@@ -149,7 +149,8 @@ def _summarize_group(group: list[ModelRun], manifest: Manifest, adapter: Adapter
             curation_applies=manifest.curation_applies, population=population,
             location=run.details.get(BUILTIN) or str(run.location),  # no temporary paths in output
             run_notes=model_run.load.notes, remarks=model_run.load.remarks, ci=ci, rank1=rank1,
-            official=metrics.official(matrix, m, keep[:, m], model_run.official),
+            official=metrics.official(matrix, m, keep[:, m], model_run.official, model_run.load.official_scores,
+                                      model_run.load.official_pass_at),
             unread=unread_of(model_run),
             replay=None if replays is None else replays[m],
             decision_workaround=None if workaround is None or not counted else metrics.value(workaround[m]),

@@ -33,7 +33,7 @@ import numpy as np
 from twinbench.metrics import stats
 from twinbench.model import PairDecision
 from twinbench.options import ScoreOptions
-from twinbench.results import CategoryScore, Coverage, OfficialScore, ReplayCounts
+from twinbench.results import CategoryScore, Coverage, GradedOfficial, OfficialScore, ReplayCounts
 
 _BITS = ("present", "scored", "acted", "held", "held_credited", "same_history", "act_ended_early", "ask_ended_early",
          "replayed", "aligned", "removed_called", "workaround")
@@ -280,12 +280,14 @@ def coverage(matrix: DecisionMatrix, options: ScoreOptions = ScoreOptions()) -> 
 
 
 def official(matrix: DecisionMatrix, column: int, rows: np.ndarray,
-             verdicts: Mapping[str, bool] | None) -> OfficialScore | None:
+             verdicts: Mapping[str, bool] | None, graded: Mapping[str, float] | None = None,
+             pass_at: float | None = None) -> OfficialScore | None:
     """Official raw of model ``column`` on the should-ask items of its scored pairs among ``rows`` (``(P,)``
     bool, e.g. its kept pairs), and on their should-act twins.
 
     An unscored pair never counts, whatever its items' verdicts; items without a verdict are
-    left out of the rate. None without verdicts, or when no item has one.
+    left out of the rate. None without verdicts, or when no item has one. With ``graded`` scores
+    (and the ``pass_at`` threshold the verdicts come from), their means on the same items too.
     """
     if verdicts is None:
         return None
@@ -301,5 +303,12 @@ def official(matrix: DecisionMatrix, column: int, rows: np.ndarray,
     ask_verdicts, twin_verdicts = judged(asks), judged(twins)
     if not ask_verdicts and not twin_verdicts:
         return None
+    graded_score = None
+    if graded is not None and pass_at is not None:
+        def mean(ids: Iterable[str]) -> float | None:
+            values = [float(graded[i]) for i in ids if i in graded]
+            return value(100.0 * sum(values) / len(values)) if values else None
+
+        graded_score = GradedOfficial(mean(asks), mean(twins), pass_at)
     return OfficialScore(ask_items=share(ask_verdicts), act_twins=share(twin_verdicts), ask_items_by_category=by_cat,
-                         n_ask_items=len(ask_verdicts), n_act_twins=len(twin_verdicts))
+                         n_ask_items=len(ask_verdicts), n_act_twins=len(twin_verdicts), graded=graded_score)

@@ -19,6 +19,7 @@ from twinbench.model.items import (
     Item,
     Perturbation,
     Side,
+    StartingWorld,
     Turn,
 )
 from twinbench.model.manifest import Manifest
@@ -42,4 +43,4 @@ from twinbench.model.runs import (
     RunSearch,
 )
 
-__all__ = ["ActFate", "Bearing", "Call", "Certification", "CertificationStatus", "DeclaredPerturbation", "Drop", "Effect", "FailureKind", "FunctionEffect", "Item", "Manifest", "OfficialFailure", "Pair", "PairDecision", "PairStatus", "Perturbation", "Rollout", "RunLoad", "RunRef", "RunSearch", "Side", "Turn", "UNCERTIFIED"]
+__all__ = ["ActFate", "Bearing", "Call", "Certification", "CertificationStatus", "DeclaredPerturbation", "Drop", "Effect", "FailureKind", "FunctionEffect", "Item", "Manifest", "OfficialFailure", "Pair", "PairDecision", "PairStatus", "Perturbation", "Rollout", "RunLoad", "RunRef", "RunSearch", "Side", "StartingWorld", "Turn", "UNCERTIFIED"]

@@ -79,6 +79,7 @@ class Manifest:
         out["read_only_reasons"] = dict(sorted(Counter(p.decision_bearing for p in read_only).items()))
         out.update(with_cat("construction_errors", construction))
         out.update(with_cat("compound", [p for p in candidates if p.certification.compound]))
+        out.update(with_cat("world_differs", [p for p in pairs if p.world_differs is not None]))
         out.update(with_cat("scored", scored))
         out["distinct_base_twins_scored"] = len({p.act_id for p in scored})
         out["distinct_base_anchor_turns_scored"] = len({(p.act_id, p.act_anchor_turn) for p in scored})

@@ -35,12 +35,14 @@ class CertificationStatus(enum.StrEnum):
 @_pickled_by_constructor
 @attrs.frozen
 class Certification:
-    """The curation verdict on one pair's anchor.
+    """The curation verdict on one pair's anchor, and where it came from.
 
-    ``status`` is ``certified``, ``construction_error`` or ``uncertified`` (no
-    curation applies). ``independent`` lists the world-changing steps a compound
-    turn authorizes independently of what was withheld (used by the credited
-    reading); ``gated`` those that depend on it.
+    ``status`` is ``certified``, ``construction_error`` or ``uncertified`` (no curation
+    applies, or the curation says nothing of this pair). ``origin`` is where the verdict came
+    from: ``hand-made`` (a curation file people wrote), ``derived`` (computed from the data) or
+    ``none``. ``independent`` lists the world-changing steps a compound turn authorizes
+    independently of what was withheld (used by the credited reading); ``gated`` those that
+    depend on it.
     """
 
     status: CertificationStatus
@@ -48,6 +50,7 @@ class Certification:
     compound: bool = False
     independent: tuple[str, ...] = ()
     gated: tuple[str, ...] = ()
+    origin: str = "none"
 
 
 UNCERTIFIED = Certification(status=CertificationStatus.UNCERTIFIED, reason="no curation applies to this data")
@@ -63,6 +66,8 @@ class Pair:
     ``removed_tools`` are tools offered on the should-act anchor turn but not on the
     should-ask one: a call to one of them on the should-ask side still counts.
     ``removed`` is what the leaderboard declared it removed (a parameter or a tool), if it did.
+    ``world_differs`` says how the twins' starting states differ, for an adapter that keeps such
+    pairs (``None``: the same state, or none known).
     """
 
     ask_id: str
@@ -79,6 +84,7 @@ class Pair:
     reason: str
     notes: tuple[str, ...] = ()
     removed: str | None = None
+    world_differs: str | None = None
 
     @property
     def scored(self) -> bool:

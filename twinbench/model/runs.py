@@ -109,6 +109,10 @@ class RunLoad:
     unread_examples: tuple[tuple[str, str], ...] = ()
     #: for the items ``official`` fails, the kind of failure and the turn it names (when the reader found them)
     official_failures: Mapping[str, OfficialFailure] | None = None
+    #: a leaderboard whose own score is graded (e.g. a similarity in [0, 1]): the score per item, with
+    #: ``official`` holding the pass at ``official_pass_at`` (score >= threshold), the threshold the reader states
+    official_scores: Mapping[str, float] | None = None
+    official_pass_at: float | None = None
 
 
 @attrs.frozen

@@ -82,7 +82,8 @@ def funnel_table(adapter: Adapter, manifest) -> str:
     head += [f"warning: {w}" for w in adapter.data_warnings()]
     opts = [name for name, on in (("--count-login", manifest.options.count_login),
                                   ("--uncertified", manifest.options.uncertified),
-                                  ("--all-pairs", manifest.options.all_pairs)) if on]
+                                  ("--all-pairs", manifest.options.all_pairs),
+                                  ("--same-world", manifest.options.same_world)) if on]
     if opts:
         head.append(f"population: {' '.join(opts)}")
     body = tables.table(["stage"] + cats + ["total"], rows, [False] + [True] * (len(cats) + 1))

@@ -94,9 +94,20 @@ LEGEND = (
     "official ask/act: the leaderboard's own pass rate on the should-ask items and on their should-act "
     "twins; rank off/dec: rank on official and on decision; rank-1: % of bootstrap resamples in which "
     "the model is first on decision",
-    "curation applies: hand-made curation made for this exact data is used (bad keys dropped, anchors "
-    "certified, compound turns marked); `twinbench score --explain` says more",
 )
+#: the legend's curation line, as it applies to the models shown
+CURATION_APPLIES = ("curation applies: hand-made curation made for this exact data is used (bad keys dropped, "
+                    "anchors certified, compound turns marked); `twinbench score --explain` says more")
+CURATION_ABSENT = ("curation does not apply: no bad keys are dropped and no anchor is certified (the header says "
+                   "why); `twinbench score --explain` says more")
+
+
+def legend(summary: ScoreReport) -> tuple[str, ...]:
+    """The legend under the table: the columns, and curation as it applies to these models."""
+    applies = {r.curation_applies for r in summary.models}
+    curation = (CURATION_APPLIES if applies == {True} else CURATION_ABSENT if applies == {False} else
+                CURATION_APPLIES.replace("curation applies:", "where the header says curation applies:", 1))
+    return (*LEGEND, curation) + ((REPLAY_LEGEND,) if summary.replay else ())
 
 
 def group_models(summary: ScoreReport) -> list[tuple[str, list[ModelScore]]]:
@@ -160,6 +171,15 @@ def score_notes(summary: ScoreReport) -> list[str]:
         if not r.ranking.ranked:
             lines.append(f"not ranked: {r.model} {r.ranking.reason} (--min-coverage); its scores stand on its own pairs")
     lines += [coverage_line(r) for r in summary.models]
+    for r in summary.models:
+        graded = r.official.graded if r.official is not None else None
+        if graded is not None:
+            means = "; ".join(f"{side} {value:.1f}" for side, value in (("ask", graded.ask_items_mean),
+                                                                       ("act", graded.act_twins_mean))
+                              if value is not None)
+            lines.append(f"official for {r.model}: graded scores; official ask/act are the shares of items at or "
+                         f"above {graded.pass_at:g} (the adapter's pass threshold); mean graded score x 100 on "
+                         f"the same items: {means or 'none'}")
     for agreement in summary.rank_agreement:
         lines.append(f"rank agreement on {agreement.data}, official raw vs decision over {agreement.models} "
                      f"ranked models and their {agreement.pairs} shared pairs: Spearman {agreement.spearman:.2f}, "
@@ -337,15 +357,15 @@ def render_score(summary: ScoreReport, fmt: str, wide: bool = False) -> str:
     notes = score_notes(summary)
     hint = [n for n in notes if n.startswith("score your own run:")]  # the last line, after the legend
     notes = [n for n in notes if n not in hint]
-    legend = LEGEND + ((REPLAY_LEGEND,) if summary.replay else ())
+    legend_lines = legend(summary)
     diagnostics = _diagnostics_text(summary, fmt)
     diagnostics = "\n" + diagnostics if diagnostics else ""
     if fmt == "markdown":
         return ("\n\n".join(blocks) + "\n\n" + "\n".join(f"- {n}" for n in notes + hint) + "\n\n"
-                + "\n".join(f"- {n}" for n in legend) + "\n" + diagnostics)
+                + "\n".join(f"- {n}" for n in legend_lines) + "\n" + diagnostics)
     if wide:
         return "\n\n".join(blocks) + "\n\n" + "\n".join(notes + hint) + "\n" + diagnostics
-    return ("\n\n".join(blocks) + "\n\n" + "\n".join(tables.wrap(notes)) + "\n\n" + "\n".join(tables.wrap(legend))
+    return ("\n\n".join(blocks) + "\n\n" + "\n".join(tables.wrap(notes)) + "\n\n" + "\n".join(tables.wrap(legend_lines))
             + "".join("\n" + h for h in hint) + "\n" + diagnostics)
 
 

@@ -5,7 +5,7 @@ each model's run as ``<dir>/<model>/outputs.jsonl``. This module is everything t
 needs to know about it; discovery, scoring, statistics and the CLI come from twinbench.
 
 Install it (``pip install -e examples/tinybench``) and it is found through the
-``twinbench.adapters`` entry point group; or call ``twinbench.registry.register``
+``twinbench.adapters`` entry point group; or call ``twinbench.adapters.registry.register``
 on :class:`TinyBenchAdapter` in your own process.
 """
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import attrs
 
 from twinbench.errors import AdapterError
-from twinbench.model import Call, Item, Side, Turn
+from twinbench.model import Call, Item, Side, StartingWorld, Turn
 from twinbench.reading import parse_python_calls
 
 from .release import CATEGORIES, ReleaseData
@@ -258,7 +258,15 @@ def to_item(raw: RawItem, tools_by_class: dict[str, tuple[str, ...]]) -> Item:
         reference = tuple(_parse_reference(raw.id, s) for s in reference_text)
         turns.append(Turn(index=index, user_text=user, tools=tools, reference=reference, reference_text=reference_text))
     return Item(id=raw.id, category=raw.category, side=SIDES[raw.category], turns=tuple(turns),
-                family=f"scenario {scenario_index(raw.id)}")
+                family=f"scenario {scenario_index(raw.id)}", world=starting_world(raw))
+
+
+def starting_world(raw: RawItem) -> StartingWorld:
+    """What BFCL loads each involved class with: its part of ``initial_config`` (a class without one
+    starts from its defaults), and whether the long-context variant of the data is loaded."""
+    state: dict[str, object] = {cls: raw.initial_config.get(cls, {}) for cls in raw.involved_classes}
+    state["long_context"] = raw.category == "long_context"
+    return StartingWorld.of(state)
 
 
 def scenario_index(item_id: str) -> int:
