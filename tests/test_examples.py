@@ -224,3 +224,34 @@ def test_bfcl_report_folder_without_runs(score_report, tmp_path, capsys):
     assert score_report.main([str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and "no BFCL multi-turn result files" in err
+
+
+# ---------------------------------------------------------------------------------------
+# ToolSandbox (its own tests run in CI against a non-editable install; these run from the source)
+# ---------------------------------------------------------------------------------------
+
+TOOLSANDBOX = REPO / "examples" / "toolsandbox"
+
+
+@pytest.fixture
+def toolsandbox(monkeypatch):
+    monkeypatch.syspath_prepend(str(TOOLSANDBOX))
+    import sys
+
+    sys.modules.pop("twinbench_toolsandbox", None)
+    from twinbench_toolsandbox import ToolSandboxAdapter
+
+    registry.register(ToolSandboxAdapter)
+    yield ToolSandboxAdapter
+    registry.unregister(ToolSandboxAdapter.name)
+    sys.modules.pop("twinbench_toolsandbox", None)
+
+
+def test_toolsandbox_refuses_the_twin_from_another_world_and_scores_its_policies(toolsandbox, tmp_path):
+    record = run_json(tmp_path, "pairs", "--adapter", "toolsandbox")
+    dropped = {d["id"]: d["reason"] for d in record["dropped"]}
+    assert dropped["find_current_city_insufficient_information"].startswith("different starting state: SETTING")
+    assert record["counts"]["scored"] == len([p for p in record["pairs"] if p["status"] == "scored"]) > 0
+    scores = by_model(run_json(tmp_path, "score", "--adapter", "toolsandbox", "--bootstrap", "0"))
+    assert {m: (r["act"], r["hold"]) for m, r in scores.items()} == {
+        "oracle": (100.0, 100.0), "always-act": (100.0, 0.0), "never-act": (0.0, 100.0)}

@@ -43,3 +43,35 @@ def test_a_folder_with_files_is_not_overwritten(tmp_path, capsys):
     assert main(["new-adapter", "demo", "--dir", str(tmp_path)]) == 2
     assert "not an empty folder" in capsys.readouterr().err
     assert (tmp_path / "keep.txt").read_text() == "mine" and not (tmp_path / "pyproject.toml").exists()
+
+
+@pytest.mark.parametrize("name", ["bfcl", "when2call"])
+def test_a_built_in_name_is_refused(tmp_path, capsys, name):
+    assert main(["new-adapter", name, "--dir", str(tmp_path / "x")]) == 2
+    assert "built-in adapter" in capsys.readouterr().err and not (tmp_path / "x").exists()
+
+
+def test_the_package_ships_every_data_file_and_links_nowhere_dead(tmp_path, capsys):
+    assert main(["new-adapter", "demo_data", "--dir", str(tmp_path / "pkg")]) == 0
+    pyproject = (tmp_path / "pkg" / "pyproject.toml").read_text()
+    assert '"twinbench_demo_data" = ["data/*"]' in pyproject  # an effects.yaml beside items.jsonl ships too
+    readme = (tmp_path / "pkg" / "README.md").read_text()
+    assert "pypi.org" not in readme and "](http" not in readme
+
+
+def test_the_generated_reader_counts_what_it_could_not_read(tmp_path, capsys, monkeypatch):
+    assert main(["new-adapter", "demo_unread", "--dir", str(tmp_path / "pkg")]) == 0
+    capsys.readouterr()
+    monkeypatch.syspath_prepend(str(tmp_path / "pkg"))
+    module = importlib.import_module("twinbench_demo_unread")
+    try:
+        run = tmp_path / "model.jsonl"
+        run.write_text('{"id": "a1", "response": "[book_room(city=\'Oslo\'"}\n'
+                       '{"id": "q1", "response": "Which city?\u2028 please"}\n', encoding="utf-8")
+        reader = module.DemoUnreadAdapter().reader()
+        (ref,) = reader.find([run]).runs
+        load = reader.read(ref, ["a1", "q1"])
+        assert load.unread == {"python_call_unparsed": 1}
+        assert set(load.rollouts) == {"a1", "q1"} and not load.warnings
+    finally:
+        sys.modules.pop("twinbench_demo_unread", None)

@@ -105,7 +105,7 @@ CURATION_ABSENT = ("curation does not apply: no bad keys are dropped and no anch
 def legend(summary: ScoreReport) -> tuple[str, ...]:
     """The legend under the table: the columns, and curation as it applies to these models."""
     applies = {r.curation_applies for r in summary.models}
-    curation = (CURATION_APPLIES if applies == {True} else CURATION_ABSENT if applies == {False} else
+    curation = (CURATION_ABSENT if True not in applies else CURATION_APPLIES if False not in applies else
                 CURATION_APPLIES.replace("curation applies:", "where the header says curation applies:", 1))
     return (*LEGEND, curation) + ((REPLAY_LEGEND,) if summary.replay else ())
 

@@ -18,6 +18,7 @@ from importlib import resources
 from pathlib import Path
 from string import Template
 
+from twinbench.adapters import BUILTIN
 from twinbench.errors import TwinbenchError
 
 NAME = re.compile(r"^[a-z][a-z0-9_]{0,40}$")
@@ -39,6 +40,9 @@ def create(name: str, directory: Path) -> list[Path]:
     """Write the package for adapter ``name`` into ``directory`` (new or empty); return the files."""
     if not NAME.match(name):
         raise ScaffoldError(f"adapter name {name!r}: use lower-case letters, digits and _ (starting with a letter)")
+    if name in BUILTIN:
+        raise ScaffoldError(f"adapter name {name!r} is a built-in adapter's; choose another (built in: "
+                            f"{', '.join(sorted(BUILTIN))})")
     directory = Path(directory)
     if directory.exists() and (not directory.is_dir() or any(directory.iterdir())):
         raise ScaffoldError(f"--dir {directory} exists and is not an empty folder; choose a new one")
