@@ -45,6 +45,8 @@ class PairReplay:
     reference_noop: bool
     difference: str | None = None  # why not aligned: the first differing attribute before the anchor
     error: str | None = None
+    #: the replay was stopped at a limit (``error`` says which): where and how, e.g. "turn 0, call 1: f() stopped after 2 s"
+    stopped: str | None = None
 
 
 @attrs.frozen
@@ -54,14 +56,17 @@ class ItemReplay:
     ``compared_turns`` are the turns the leaderboard's checker compares (e.g. those whose
     reference is not empty); ``first_difference`` is the first of them after which
     the model's state differs from the reference's, with the attribute that differs.
+    A replay stopped at a limit (time, memory, number of calls) is not replayed: ``error``
+    is the limit, ``stopped`` says where and how; it is left out of the official passes checked.
     """
 
     item_id: str
     compared_turns: int
     calls: int
-    errors: int  # calls that raised (or were stopped), recorded and passed over
+    errors: int  # calls that raised, recorded as error results and passed over
     first_difference: tuple[int, str] | None = None
-    error: str | None = None  # the rollout could not be replayed (error entry, missing)
+    error: str | None = None  # the rollout could not be replayed (error entry, missing, a limit)
+    stopped: str | None = None  # stopped at a limit: where and how
 
     @property
     def replayed(self) -> bool:
@@ -104,10 +109,13 @@ def credit(decision: PairDecision, pair: Pair, facts: PairReplay | None) -> Pair
     anchor in the reference state (aligned), did not call a removed tool by name, reached
     the reference's post-anchor state, and the reference's own anchor calls change the
     state (a no-op reference would match any failed attempt). A workaround counts as
-    holding back in ``held_back_workaround`` and in the credited reading.
+    holding back in ``held_back_workaround`` and in the credited reading. A pair whose
+    replay was stopped at a limit is unscored for replay: the decision keeps only a note.
     """
     if facts is None or not decision.scored:
         return decision
+    if facts.stopped is not None:  # stopped at a limit: unscored for replay, no workaround credited
+        return attrs.evolve(decision, replay_note=f"{facts.error}: {facts.stopped}")
     attempted = not decision.held_back
     removed = attempted and any(name in pair.removed_tools for name in decision.calls_on_ask)
     workaround = bool(attempted and not removed and facts.aligned and facts.reaches_reference
@@ -144,6 +152,7 @@ class RunCheck:
     not_replayed: Mapping[str, int] = attrs.field(factory=dict, converter=lambda d: dict(sorted(d.items())))
     official_passed: int | None = None
     disagreements: tuple[ItemReplay, ...] = ()
+    stopped: tuple[ItemReplay, ...] = ()  # stopped at a limit: not replayed, not among the passes checked
 
     @property
     def agreement(self) -> float | None:
@@ -153,7 +162,7 @@ class RunCheck:
         return 100.0 * (self.official_passed - len(self.disagreements)) / self.official_passed
 
     def to_json(self) -> dict:
-        return {
+        out = {
             "model": self.model, "location": self.location, "data": dict(self.data), "items": self.items,
             "replayed": self.replayed, "state_equal": self.state_equal, "calls": self.calls,
             "call_errors": self.call_errors, "not_replayed": dict(self.not_replayed),
@@ -165,6 +174,9 @@ class RunCheck:
                                "difference": d.first_difference[1] if d.first_difference else d.error}
                               for d in self.disagreements],
         }
+        if self.stopped:  # only when some item hit a limit
+            out["stopped"] = [{"id": r.item_id, "limit": r.error, "where": r.stopped} for r in self.stopped]
+        return out
 
 
 @attrs.frozen
@@ -187,7 +199,7 @@ def check_run(model: str, location: str, data: Mapping[str, str], replays: Seque
     from collections import Counter
 
     replayed = [r for r in replays if r.replayed]
-    passed = None if official is None else [r for r in replays if official.get(r.item_id)]
+    passed = None if official is None else [r for r in replays if official.get(r.item_id) and r.stopped is None]
     return RunCheck(
         model=model, location=location, data=data, items=len(replays), replayed=len(replayed),
         state_equal=sum(r.state_equal for r in replayed), calls=sum(r.calls for r in replayed),
@@ -195,6 +207,7 @@ def check_run(model: str, location: str, data: Mapping[str, str], replays: Seque
         not_replayed=Counter(r.error for r in replays if not r.replayed),
         official_passed=None if passed is None else len(passed),
         disagreements=() if passed is None else tuple(r for r in passed if not r.state_equal),
+        stopped=tuple(r for r in replays if r.stopped is not None),
     )
 
 
