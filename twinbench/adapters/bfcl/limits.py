@@ -1,7 +1,7 @@
 """Limits that hold on replay: the model's calls run in a forked child that is killed at its deadline.
 
 A timer signal cannot stop work done in C: ``Decimal.sqrt`` at a precision of 10**7 (MathAPI's
-``square_root``) runs for minutes and only sees the signal when it returns. So replay runs a
+``square_root``) takes 90 s of CPU here and only sees the signal when it returns. So replay runs a
 batch of items (one run's) in a child process forked from the replaying one: the child inherits
 the simulator classes, the reference states and the rollouts, replays the items one after
 another, and sends back each item's small result. Before each item and each call it writes the
@@ -29,8 +29,8 @@ The limits, and why these numbers:
 - ``MEMORY_BYTES`` (1 GiB) that the child may add to the address space it inherits (the
   parent's own size varies with what it has imported, so the bound is on the growth): a
   replayed world holds a few MiB, and even the hostile ``square_root`` at a precision of 10**7
-  grows to 160 MiB before the time limit stops it, so no honest call comes near; with one child
-  per scoring worker, a few GiB in all stay within any machine twinbench runs on.
+  needs about 120 MiB (measured here), so no honest call comes near; with one child per
+  scoring worker, a few GiB in all stay within any machine twinbench runs on.
 
 Without ``os.fork`` (Windows) the items run in this process and only the call bound holds.
 """
