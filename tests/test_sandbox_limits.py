@@ -97,10 +97,14 @@ def test_the_item_deadline_holds_over_many_calls_each_inside_the_call_limit(repl
 def test_the_run_deadline_stops_the_item_running_then_and_skips_the_rest(replayer):
     slow = rollout("multi_turn_base_1", [Call("crunch", kwargs=(("precision", 300_000),))])  # about 1.3 s
     later = rollout("multi_turn_miss_param_1", [], [MAKE])
-    (first, second), wall = check(replayer, Limits(run_seconds=0.4), slow, later)
-    assert wall < 0.4 + 1.0
+    replayer.limits = Limits(run_seconds=0.4)
+    start = time.perf_counter()
+    first, second, missing = replayer.check({r.item_id: r for r in (slow, later)},
+                                            [slow.item_id, later.item_id, "multi_turn_base_0"])
+    assert time.perf_counter() - start < 0.4 + 1.0
     assert first.error == RUN and first.stopped.endswith("ran past the run's 0.4 s")
     assert second.error == RUN and second.stopped == "was not reached in the run's 0.4 s"
+    assert missing.error == RUN and missing.stopped == second.stopped  # an item without a rollout too
 
 
 # --------------------------------------------------------------------------- memory, calls, a crash

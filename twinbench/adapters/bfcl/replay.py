@@ -30,10 +30,11 @@ def _turn_calls(rollout: Rollout, turn: int) -> tuple[Call, ...]:
     return rollout.calls_on(turn) or ()
 
 
-def _where(rollout: Rollout, stop: Stop) -> str:
+def _where(rollout: Rollout | None, stop: Stop) -> str:
     """Where a replay stopped: the turn and call that ran (the ``stop.call``-th, turns in order), and how."""
     seen = 0
-    for turn, steps in enumerate(rollout.turns or ()):
+    turns = rollout.turns if rollout is not None else None
+    for turn, steps in enumerate(turns or ()):
         if steps is None:  # a turn not read: replay never went past it
             break
         calls = _turn_calls(rollout, turn)
@@ -127,7 +128,7 @@ class BFCLReplayer(Replayer):
 
         def stopped(item_id: str, stop: Stop) -> ItemReplay:
             compared = sum(1 for turn in self.items[item_id].turns if turn.reference_text)
-            return ItemReplay(item_id, compared, 0, 0, error=stop.reason, stopped=_where(rollouts[item_id], stop))
+            return ItemReplay(item_id, compared, 0, 0, error=stop.reason, stopped=_where(rollouts.get(item_id), stop))
 
         return run_bounded(lambda item_id: self.check_item(item_id, rollouts.get(item_id)), list(item_ids), stopped,
                            self.limits)
