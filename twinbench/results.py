@@ -544,6 +544,7 @@ class RunCheck:
     not_replayed: Mapping[str, int] = attrs.field(factory=dict, converter=lambda d: dict(sorted(d.items())))
     official_passed: int | None = None
     disagreements: tuple[ItemReplay, ...] = ()
+    stopped: tuple[ItemReplay, ...] = ()  # stopped at a limit: not replayed, not among the passes checked
 
     @property
     def agreement(self) -> float | None:
@@ -553,7 +554,7 @@ class RunCheck:
         return 100.0 * (self.official_passed - len(self.disagreements)) / self.official_passed
 
     def to_json(self) -> dict:
-        return {
+        out = {
             "model": self.model, "location": self.location, "data": dict(self.data), "items": self.items,
             "replayed": self.replayed, "state_equal": self.state_equal, "calls": self.calls,
             "call_errors": self.call_errors, "not_replayed": dict(self.not_replayed),
@@ -565,6 +566,9 @@ class RunCheck:
                                "difference": d.first_difference[1] if d.first_difference else d.error}
                               for d in self.disagreements],
         }
+        if self.stopped:  # only when some item hit a limit
+            out["stopped"] = [{"id": r.item_id, "limit": r.error, "where": r.stopped} for r in self.stopped]
+        return out
 
 
 @attrs.frozen

@@ -45,6 +45,8 @@ class PairReplay:
     reference_noop: bool
     difference: str | None = None  # why not aligned: the first differing attribute before the anchor
     error: str | None = None
+    #: the replay was stopped at a limit (``error`` says which): where and how, e.g. "turn 0, call 1: f() stopped after 2 s"
+    stopped: str | None = None
 
 
 @attrs.frozen
@@ -54,14 +56,17 @@ class ItemReplay:
     ``compared_turns`` are the turns the leaderboard's checker compares (e.g. those whose
     reference is not empty); ``first_difference`` is the first of them after which
     the model's state differs from the reference's, with the attribute that differs.
+    A replay stopped at a limit (time, memory, number of calls) is not replayed: ``error``
+    is the limit, ``stopped`` says where and how; it is left out of the official passes checked.
     """
 
     item_id: str
     compared_turns: int
     calls: int
-    errors: int  # calls that raised (or were stopped), recorded and passed over
+    errors: int  # calls that raised, recorded as error results and passed over
     first_difference: tuple[int, str] | None = None
-    error: str | None = None  # the rollout could not be replayed (error entry, missing)
+    error: str | None = None  # the rollout could not be replayed (error entry, missing, a limit)
+    stopped: str | None = None  # stopped at a limit: where and how
 
     @property
     def replayed(self) -> bool:

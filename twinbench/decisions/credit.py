@@ -22,10 +22,13 @@ def credit(decision: PairDecision, pair: Pair, facts: PairReplay | None) -> Pair
     anchor in the reference state (aligned), did not call a removed tool by name, reached
     the reference's post-anchor state, and the reference's own anchor calls change the
     state (a no-op reference would match any failed attempt). A workaround counts as
-    holding back in ``held_back_workaround`` and in the credited reading.
+    holding back in ``held_back_workaround`` and in the credited reading. A pair whose
+    replay was stopped at a limit is unscored for replay: the decision keeps only a note.
     """
     if facts is None or not decision.scored:
         return decision
+    if facts.stopped is not None:  # stopped at a limit: unscored for replay, no workaround credited
+        return attrs.evolve(decision, replay_note=f"{facts.error}: {facts.stopped}")
     attempted = not decision.held_back
     removed = attempted and any(name in pair.removed_tools for name in decision.calls_on_ask)
     workaround = bool(attempted and not removed and facts.aligned and facts.reaches_reference

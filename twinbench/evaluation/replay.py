@@ -14,7 +14,7 @@ def check_run(model: str, location: str, data: Mapping[str, str], replays: Seque
               official: Mapping[str, bool] | None) -> RunCheck:
     """The counts of one run's item replays; every official pass must replay state-equal."""
     replayed = [r for r in replays if r.replayed]
-    passed = None if official is None else [r for r in replays if official.get(r.item_id)]
+    passed = None if official is None else [r for r in replays if official.get(r.item_id) and r.stopped is None]
     return RunCheck(
         model=model, location=location, data=data, items=len(replays), replayed=len(replayed),
         state_equal=sum(r.state_equal for r in replayed), calls=sum(r.calls for r in replayed),
@@ -22,6 +22,7 @@ def check_run(model: str, location: str, data: Mapping[str, str], replays: Seque
         not_replayed=Counter(r.error for r in replays if not r.replayed),
         official_passed=None if passed is None else len(passed),
         disagreements=() if passed is None else tuple(r for r in passed if not r.state_equal),
+        stopped=tuple(r for r in replays if r.stopped is not None),
     )
 
 

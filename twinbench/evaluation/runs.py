@@ -75,7 +75,9 @@ def _read_and_decide(job: _Job) -> tuple[tuple[PairDecision, ...], RunLoad] | st
     decisions = decide(job.run.model, job.manifest.scored, job.manifest.items, load.rollouts, job.scorer.rule(),
                        job.count_login, history=job.history, keep_calls=job.keep_rollouts)
     if job.replay:
-        decisions = _replayed(job.scorer, job.manifest.scored, decisions, load)
+        decisions, stopped = _replayed(job.scorer, job.manifest.scored, decisions, load)
+        if stopped:
+            load = attrs.evolve(load, warnings=(*load.warnings, stopped))
     return tuple(decisions), load if job.keep_rollouts else attrs.evolve(load, rollouts={})
 
 
@@ -300,8 +302,13 @@ def _with_replayed_turns(needed: Mapping[str, frozenset[int]], pairs: Sequence[P
 
 
 def _replayed(scorer: Adapter, pairs: Sequence[Pair], decisions: Sequence[PairDecision], load: RunLoad,
-              ) -> list[PairDecision]:
-    """The decisions with the replay's reading on the tool-removed pairs."""
+              ) -> tuple[list[PairDecision], str | None]:
+    """The decisions with the replay's reading on the tool-removed pairs, and a warning naming the
+    pairs whose replay was stopped at a limit (None when there are none)."""
     chosen = {p.ask_id: p for p in replayed_pairs(pairs)}
     facts = scorer.sandbox().replay_pairs(list(chosen.values()), load.rollouts)
-    return [credit(d, chosen[d.ask_id], facts.get(d.ask_id)) if d.ask_id in chosen else d for d in decisions]
+    stopped = [f"{f.ask_id} ({f.error}: {f.stopped})" for f in facts.values() if f.stopped is not None]
+    warning = None if not stopped else (
+        f"{load.run.model}: {len(stopped)} replayed pair(s) stopped at a limit, unscored for replay "
+        f"(no workaround credited): " + "; ".join(stopped[:3]) + (f"; and {len(stopped) - 3} more" if len(stopped) > 3 else ""))
+    return [credit(d, chosen[d.ask_id], facts.get(d.ask_id)) if d.ask_id in chosen else d for d in decisions], warning

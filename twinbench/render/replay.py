@@ -5,6 +5,7 @@ from __future__ import annotations
 from twinbench.render import tables
 from twinbench.results import ReplayReport
 
+STOPPED_SHOWN = 5  # items stopped at a limit listed one by one in the text output
 REPLAY_CHECK_HEADERS = ("model", "data", "items", "replayed", "state-equal", "official passes",
                         "passes state-equal", "agreement")
 
@@ -38,6 +39,10 @@ def render_replay(summary: ReplayReport, fmt: str) -> str:
             where = (f"turn {d.first_difference[0]}: {d.first_difference[1]}" if d.first_difference
                      else d.error or "not replayed")
             notes.append(f"  passed officially but differs: {d.item_id} {where}")
+        notes += [f"  stopped at the {s.error} (not replayed, not checked): {s.item_id} {s.stopped}"
+                  for s in r.stopped[:STOPPED_SHOWN]]
+        if len(r.stopped) > STOPPED_SHOWN:
+            notes.append(f"  and {len(r.stopped) - STOPPED_SHOWN} more stopped at a limit (all of them in --format json)")
     notes += [f"skipped {folder}: {reason}" for folder, reason in summary.skipped]
     notes.append("state-equal: after every turn the leaderboard's checker compares, the replayed model state "
                  "equals the replayed reference state; every official pass must be state-equal (agreement 100%)")

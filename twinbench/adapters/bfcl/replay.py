@@ -3,6 +3,10 @@
 Reference states are computed once per release and item (a deep copy of the public
 attributes after each reference turn) and kept; a model's rollout is replayed on fresh
 instances and compared with them live. See :mod:`.sandbox` for what is executed and how.
+
+The reference turns run in this process (they are the release's own calls, trusted as its
+code is). The model's calls run in a child process under the limits of :mod:`.limits`, one
+batch per run: the reference states are computed first, so that every child inherits them.
 """
 
 from __future__ import annotations
@@ -16,7 +20,8 @@ from twinbench.errors import AdapterError
 from twinbench.model import Call, Item, Pair, Rollout
 
 from .dataset import BFCLData, RawItem
-from .sandbox import Sandbox, State, World, load_classes, state_difference
+from .limits import Limits, Stop, run_bounded
+from .sandbox import Sandbox, State, World, load_classes, render_call, state_difference
 from .tree import SCORED_CATEGORIES
 
 
@@ -25,8 +30,24 @@ def _turn_calls(rollout: Rollout, turn: int) -> tuple[Call, ...]:
     return rollout.calls_on(turn) or ()
 
 
+def _where(rollout: Rollout | None, stop: Stop) -> str:
+    """Where a replay stopped: the turn and call that ran (the ``stop.call``-th, turns in order), and how."""
+    seen = 0
+    turns = rollout.turns if rollout is not None else None
+    for turn, steps in enumerate(turns or ()):
+        if steps is None:  # a turn not read: replay never went past it
+            break
+        calls = _turn_calls(rollout, turn)
+        if stop.call and seen + len(calls) >= stop.call:
+            return f"turn {turn}, call {stop.call}: {render_call(calls[stop.call - seen - 1], 120)} {stop.detail}"
+        seen += len(calls)
+    return stop.detail if not stop.call else f"call {stop.call} {stop.detail}"
+
+
 class BFCLReplayer(Replayer):
     """Replays calls in the simulator classes of one release's files."""
+
+    limits: Limits = Limits()  # what the model's calls run under (an instance may set its own)
 
     def __init__(self, data: BFCLData, items: Mapping[str, Item]) -> None:
         self.data = data
@@ -65,34 +86,56 @@ class BFCLReplayer(Replayer):
 
     def replay_pairs(self, pairs: Sequence[Pair], rollouts: Mapping[str, Rollout]) -> dict[str, PairReplay]:
         out: dict[str, PairReplay] = {}
+        ready = []
         for pair in pairs:
-            noop = self.reference_noop(pair)
-            rollout = rollouts.get(pair.ask_id)
-            why = unavailable(rollout)
+            noop = self.reference_noop(pair)  # the reference states, before the child forks
+            why = unavailable(rollouts.get(pair.ask_id))
             if why is not None:
                 out[pair.ask_id] = PairReplay(pair.ask_id, None, None, noop, error=why)
-                continue
-            reference = self.reference_states(pair.act_id)
-            before, after = reference[pair.act_anchor_turn], reference[pair.act_anchor_turn + 1]
-            world = self.world(pair.ask_id)
-            for turn in range(pair.anchor_turn):
-                world.run(_turn_calls(rollout, turn))
-            difference = world.difference(before)
-            world.run(_turn_calls(rollout, pair.anchor_turn))
-            out[pair.ask_id] = PairReplay(
-                pair.ask_id, aligned=difference is None, reaches_reference=world.matches(after), reference_noop=noop,
-                difference=None if difference is None else f"before turn {pair.anchor_turn}: {difference.text()}")
-        return out
+            else:
+                ready.append(pair)
+
+        def stopped(pair: Pair, stop: Stop) -> PairReplay:
+            return PairReplay(pair.ask_id, None, None, self.reference_noop(pair), error=stop.reason,
+                              stopped=_where(rollouts[pair.ask_id], stop))
+
+        replays = run_bounded(lambda pair: self.replay_pair(pair, rollouts[pair.ask_id]), ready, stopped, self.limits)
+        out.update((pair.ask_id, replay) for pair, replay in zip(ready, replays))
+        return {pair.ask_id: out[pair.ask_id] for pair in pairs}
+
+    def replay_pair(self, pair: Pair, rollout: Rollout) -> PairReplay:
+        """The state facts of one pair from the model's should-ask rollout (in the child, under the limits)."""
+        reference = self.reference_states(pair.act_id)
+        before, after = reference[pair.act_anchor_turn], reference[pair.act_anchor_turn + 1]
+        world = self.world(pair.ask_id)
+        for turn in range(pair.anchor_turn):
+            world.run(_turn_calls(rollout, turn))
+        difference = world.difference(before)
+        world.run(_turn_calls(rollout, pair.anchor_turn))
+        return PairReplay(
+            pair.ask_id, aligned=difference is None, reaches_reference=world.matches(after),
+            reference_noop=self.reference_noop(pair),
+            difference=None if difference is None else f"before turn {pair.anchor_turn}: {difference.text()}")
 
     # -- the turn-by-turn check ------------------------------------------------------------
     def check_items(self) -> list[str]:
         return [r.id for r in self.data.raw if r.category in SCORED_CATEGORIES]
 
     def check(self, rollouts: Mapping[str, Rollout], item_ids: Sequence[str]) -> list[ItemReplay]:
-        return [self.check_item(item_id, rollouts.get(item_id)) for item_id in item_ids]
+        for item_id in item_ids:  # the reference states, before the child forks
+            if unavailable(rollouts.get(item_id)) is None:
+                self.reference_states(item_id)
+
+        def stopped(item_id: str, stop: Stop) -> ItemReplay:
+            compared = sum(1 for turn in self.items[item_id].turns if turn.reference_text)
+            return ItemReplay(item_id, compared, 0, 0, error=stop.reason, stopped=_where(rollouts.get(item_id), stop))
+
+        return run_bounded(lambda item_id: self.check_item(item_id, rollouts.get(item_id)), list(item_ids), stopped,
+                           self.limits)
 
     def check_item(self, item_id: str, rollout: Rollout | None) -> ItemReplay:
-        """Replay one rollout; after every turn with a non-empty reference, compare with the reference state."""
+        """Replay one rollout; after every turn with a non-empty reference, compare with the reference state
+        (in the child, under the limits)."""
         item = self.items[item_id]
         compared = sum(1 for turn in item.turns if turn.reference_text)
         why = unavailable(rollout)

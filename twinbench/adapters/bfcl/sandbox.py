@@ -12,7 +12,9 @@ and loaded the same way, and a call is a :class:`~twinbench.model.Call` that twi
 parsed: ``getattr(instance, name)(*args, **kwargs)`` with those values, routed to the
 involved class that owns the (unqualified) name among its public methods. No string is
 ever evaluated. A call that raises is recorded as an error result (as BFCL does) and the
-replay goes on; a per-call time limit turns a simulator that loops into an error result.
+replay goes on. The limits on time, memory and the number of calls hold in the child process
+that replay runs the model's calls in (:mod:`.limits`); :meth:`World.execute` tells it when
+each call begins and ends.
 
 State is what BFCL's ``state_checker`` compares: the public attributes (``vars``, names
 not starting with ``_``) of every involved instance, compared by value.
@@ -27,9 +29,7 @@ import decimal
 import importlib
 import inspect
 import json
-import signal
 import sys
-import threading
 import types
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -40,18 +40,13 @@ import attrs
 from twinbench.errors import AdapterError
 from twinbench.model import Call
 
+from . import limits
+
 #: the package the simulator files import each other from
 PACKAGE = "bfcl_eval.eval_checker.multi_turn_eval.func_source_code"
-#: the seconds one call may run before it is stopped and recorded as an error
-CALL_TIME_LIMIT = 2.0
 ERROR_PREFIX = "Error during execution: "  # BFCL's own wording for a call that raised
 
 State = Mapping[str, Mapping[str, Any]]  # class -> public attribute -> value (a deep copy)
-
-
-class CallTimeout(BaseException):
-    """Raised inside a call that ran past the time limit (a BaseException: ``except Exception``
-    in simulator code cannot swallow it)."""
 
 
 @attrs.frozen
@@ -160,25 +155,6 @@ def load_classes(source_files: Mapping[str, Path], release_root: Path) -> Sandbo
     return Sandbox(classes, stateless)
 
 
-@contextlib.contextmanager
-def _time_limit(seconds: float) -> Iterator[None]:
-    """Raise :class:`CallTimeout` in the block after ``seconds`` (main thread with setitimer; else no limit)."""
-    if seconds <= 0 or not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def stop(signum, frame):  # noqa: ARG001
-        raise CallTimeout
-
-    previous = signal.signal(signal.SIGALRM, stop)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
-
-
 def result_text(value: Any) -> str:
     """BFCL's string form of a result: a str as is, a dict as JSON (else ``str``), anything else ``str``."""
     if type(value) is str:
@@ -197,7 +173,6 @@ class Sandbox:
 
     classes: Mapping[str, type]
     stateless: frozenset[str] = frozenset()
-    time_limit: float = CALL_TIME_LIMIT
     _methods: dict[str, frozenset[str]] = attrs.field(factory=dict, init=False, repr=False)
 
     def public_methods(self, cls: str, instance: object) -> frozenset[str]:
@@ -237,8 +212,8 @@ class World:
     owners: dict[str, str]  # public method name -> class
 
     def execute(self, call: Call) -> CallResult:
-        """Run one parsed call on the instance that owns its name; never raises (but for interrupts)."""
-        rendered = _render(call)
+        """Run one parsed call on the instance that owns its name; never raises (but at a limit, or for interrupts)."""
+        rendered = render_call(call)
         qualifier, _, name = call.name.rpartition(".")
         cls = self.owners.get(name)
         if cls is None:
@@ -246,16 +221,18 @@ class World:
         if qualifier and qualifier != cls:
             return CallResult(rendered, f"{ERROR_PREFIX}{name!r} belongs to {cls}, not {qualifier}", True)
         method = getattr(self.instances[cls], name)
+        limits.call_began()  # in a replay child: the call's deadline starts, and it counts towards the bound
         try:
             args = copy.deepcopy(call.args)  # the parsed values are shared between replays: never hand them out
             kwargs = copy.deepcopy(dict(call.kwargs))
-            with decimal.localcontext(), _time_limit(self.sandbox.time_limit):
-                value = method(*args, **kwargs)
-            return CallResult(rendered, result_text(value))
-        except CallTimeout:
-            return CallResult(rendered, f"{ERROR_PREFIX}stopped after {self.sandbox.time_limit:g} s", True)
+            with decimal.localcontext():
+                return CallResult(rendered, result_text(method(*args, **kwargs)))
+        except MemoryError:  # past the child's memory limit: the item stops here
+            raise limits.LimitReached(limits.MEMORY, "allocated past the memory limit") from None
         except Exception as exc:  # noqa: BLE001 - the simulator's error is the call's result, as in BFCL
             return CallResult(rendered, f"{ERROR_PREFIX}{exc}", True)
+        finally:
+            limits.call_ended()
 
     def run(self, calls: Iterable[Call]) -> list[CallResult]:
         return [self.execute(call) for call in calls]
@@ -301,8 +278,10 @@ def state_difference(state: State, reference: State) -> Difference | None:
     return None
 
 
-def _render(call: Call) -> str:
+def render_call(call: Call, limit: int | None = None) -> str:
+    """The call as text (shortened to ``limit`` characters if given); a value whose repr raises stops nothing."""
     try:
-        return call.render()
-    except Exception:  # a value whose repr raises cannot stop a replay
-        return f"{call.name}(...)"
+        text = call.render()
+    except Exception:  # noqa: BLE001
+        text = f"{call.name}(...)"
+    return text if limit is None or len(text) <= limit else text[: limit - 3] + "..."
