@@ -11,13 +11,10 @@ from __future__ import annotations
 import abc
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any
 
 from twinbench.model import Item
 from twinbench.model.constructed import Construction
-
-if TYPE_CHECKING:
-    from twinbench.contract.adapter import Adapter
 
 __all__ = ["Perturber"]
 
@@ -42,5 +39,5 @@ class Perturber(abc.ABC):
         """Write the perturbable constructions in the leaderboard's own format below ``out``."""
 
     @abc.abstractmethod
-    def reload(self, out: Path, only: bool = True) -> Adapter:
-        """The adapter with ``out`` as its constructed-items source (``only``: no shipped should-ask items)."""
+    def reload(self, out: Path, only: bool = True) -> Any:
+        """The adapter (an :class:`~twinbench.contract.adapter.Adapter`) with ``out`` as its constructed-items source (``only``: no shipped should-ask items)."""

@@ -287,7 +287,9 @@ class BFCLAdapter(Adapter):
         """Tool-removed twins of base items, written as bfcl-eval's own miss_func items (see :mod:`.perturb`)."""
         from .perturb import BFCLPerturber
 
-        return BFCLPerturber(self)
+        return BFCLPerturber(self, lambda out, only: BFCLAdapter(
+            release=self.release_name, bfcl_root=self.bfcl_root, fetcher=self._fetcher,
+            release_chosen=self.release_chosen, constructed=out, constructed_only=only))
 
     def replayer(self):
         """Parsed calls executed in this release's own simulator classes (see :mod:`.sandbox`)."""

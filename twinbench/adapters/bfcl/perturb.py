@@ -20,9 +20,9 @@ for ``bfcl generate --run-ids`` (read from ``BFCL_PROJECT_ROOT``).
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any
 
 from twinbench.contract.perturber import Perturber
 from twinbench.errors import AdapterError
@@ -30,9 +30,6 @@ from twinbench.model import Item
 from twinbench.model.constructed import Construction
 
 from . import dataset
-
-if TYPE_CHECKING:
-    from .adapter import BFCLAdapter
 
 #: the first index of a constructed item; its index is FIRST_INDEX + TURNS * base index + anchor turn
 FIRST_INDEX = 100000
@@ -76,8 +73,9 @@ def entry(raw: dataset.RawItem, turn: int, withheld: Sequence[str], new_id: str)
 class BFCLPerturber(Perturber):
     """BFCL's constructed twins: ``base`` items only (``miss_func`` is made from them)."""
 
-    def __init__(self, adapter: BFCLAdapter) -> None:
-        self.adapter = adapter
+    def __init__(self, adapter: Any, remake: Callable[[Path, bool], Any]) -> None:
+        self.adapter = adapter  # the BFCL adapter whose release and items are perturbed
+        self._remake = remake
 
     def refuse(self, item: Item) -> str | None:
         if item.category != "base":
@@ -108,12 +106,8 @@ class BFCLPerturber(Perturber):
         write_atomically(ids_path, json.dumps({f"multi_turn_{CATEGORY}": [c.new_id for c in made]}, indent=2) + "\n")
         return [question_path, answer_path, ids_path]
 
-    def reload(self, out: Path, only: bool = True) -> BFCLAdapter:
-        from .adapter import BFCLAdapter
-
-        a = self.adapter
-        return BFCLAdapter(release=a.release_name, bfcl_root=a.bfcl_root, fetcher=a._fetcher,
-                           release_chosen=a.release_chosen, constructed=Path(out), constructed_only=only)
+    def reload(self, out: Path, only: bool = True) -> Any:
+        return self._remake(Path(out), only)
 
 
 def _lines(path: Path) -> list[str]:
