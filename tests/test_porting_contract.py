@@ -8,9 +8,11 @@ from pathlib import Path
 import pytest
 
 from twinbench.contract import Adapter, DecisionRule, Replayer, RunReader
+from twinbench.contract.perturber import Perturber
 
 GUIDE = Path(__file__).resolve().parents[1] / "docs" / "porting.md"
-CLASSES = {"Adapter": Adapter, "RunReader": RunReader, "DecisionRule": DecisionRule, "Replayer": Replayer}
+CLASSES = {"Adapter": Adapter, "RunReader": RunReader, "DecisionRule": DecisionRule, "Replayer": Replayer,
+           "Perturber": Perturber}
 
 
 def _table(name: str) -> set[str]:

@@ -17,6 +17,7 @@ no plugin package needed). At build time every marker of the form::
     <!-- twinbench:when2call:pairs -->  ``twinbench pairs --adapter when2call`` on ../shared/when2call
     <!-- twinbench:when2call:score -->  ``twinbench score --adapter when2call`` (reference policies) on it
     <!-- twinbench:when2call:fates -->  what became of every When2Call item, as two tables
+    <!-- twinbench:perturb:bfcl -->    the funnel of ``twinbench perturb --adapter bfcl`` (written to a temporary folder)
     <!-- twinbench:source:NAME -->      the source of one function of twinbench (names in SOURCES)
 
 is replaced by markdown produced from twinbench's own code and the BFCL release data, so
@@ -516,7 +517,25 @@ def render_source(arg: str | None) -> str:
     return f"```python\n# {path}\n{source}\n```\n"
 
 
+def render_perturb(arg: str) -> str:
+    """The funnel and the reasons of ``twinbench perturb`` for one adapter, as markdown tables."""
+    import tempfile
+
+    from twinbench.perturb import perturb
+
+    if arg != "bfcl":
+        raise PluginError(f"twinbench docs: no perturb funnel for {arg!r}")
+    with tempfile.TemporaryDirectory(prefix="twinbench-docs-perturb-") as out:
+        report = perturb(_adapter(), Path(out))
+    rows = [f"| {name} | {count} |" for name, count in report.funnel()]
+    why = [f"| {kind} | {count} |" for kind, count in report.refusals()]
+    why += [f"| {kind} | {count} |" for kind, count in report.reasons()]
+    return "\n".join(["| stage | count |", "|---|---:|", *rows, "", "| not perturbable (items or turns) | count |",
+                      "|---|---:|", *why, ""])
+
+
 RENDERERS = {
+    "perturb": render_perturb,
     "when2call": render_when2call,
     "source": render_source,
     "score-default": render_score_default,

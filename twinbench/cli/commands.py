@@ -186,6 +186,20 @@ def cmd_build(args: argparse.Namespace, adapter_cls: type[Adapter]) -> int:
     return 0
 
 
+def cmd_perturb(args: argparse.Namespace, adapter_cls: type[Adapter]) -> int:
+    from twinbench.perturb import perturb, read_item_list
+    from twinbench.render.perturb import render_perturb
+
+    check_outputs(("--output", args.output))
+    if args.out.exists() and not args.out.is_dir():
+        raise UsageError(f"--out {args.out} is a file; give a folder")
+    adapter = adapter_cls.from_args(args)
+    wanted = None if args.items is None else read_item_list(args.items)
+    report = perturb(adapter, args.out, wanted)
+    output.emit(render_perturb(report, args.format), args.output)
+    return 0 if not report.unverified else 1
+
+
 def cmd_calls(args: argparse.Namespace, adapter_cls: type[Adapter]) -> int:
     check_paths("--results", args.results)
     adapter = adapter_cls.from_args(args)

@@ -17,6 +17,7 @@ from twinbench.cli.commands import (
     cmd_functions,
     cmd_new_adapter,
     cmd_pairs,
+    cmd_perturb,
     cmd_plot,
     cmd_replay,
     cmd_report,
@@ -194,6 +195,17 @@ def build_parser(adapter_cls: type[Adapter] | None = None) -> argparse.ArgumentP
     p.add_argument("--output", metavar="FILE", type=Path, default=None,
                    help="write the SVG to FILE instead of standard output")
     p.set_defaults(func=cmd_plot, needs_adapter=False)
+
+    p = sub.add_parser("perturb", help="construct tool-removed twins where the leaderboard has none, write them in "
+                       "its own format, and verify them with discovery",
+                       description="For every should-act item's turn whose reference needs a world-changing tool, "
+                       "construct the should-ask twin that withholds exactly those tools, write it in the "
+                       "leaderboard's own format and pairs.json, and find the pairs again from the written files.")
+    _common(p, ("table", "json"))
+    p.add_argument("--out", metavar="DIR", type=Path, required=True, help="the folder to write the constructed items to")
+    p.add_argument("--items", metavar="FILE", type=Path, default=None,
+                   help="perturb only the should-act items this file lists (one id a line)")
+    p.set_defaults(func=cmd_perturb, needs_adapter=True)
 
     p = sub.add_parser("build", help="write the paired suite (both sides of every scored pair) for a harness to run",
                        description="Write both sides of every scored pair in the leaderboard's own format, so "

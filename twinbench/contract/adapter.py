@@ -18,6 +18,8 @@ Optional (sensible defaults):
     ``write_suite`` write the paired suite in the leaderboard's own format (``twinbench build``).
     ``replayer()``  a :class:`~twinbench.contract.Replayer` that executes parsed calls in the
                     leaderboard's own simulator (``score --replay``, ``twinbench replay``).
+    ``perturber()`` a :class:`~twinbench.contract.perturber.Perturber` that writes constructed
+                    twins in the leaderboard's own format (``twinbench perturb``).
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ from twinbench.model import (
 
 if TYPE_CHECKING:
     from twinbench.contract.curation import Curation
+    from twinbench.contract.perturber import Perturber
     from twinbench.contract.replayer import Replayer
     from twinbench.contract.rules import DecisionRule
 
@@ -195,12 +198,23 @@ class Adapter(abc.ABC):
         """How this leaderboard's calls are replayed in its own simulator; ``None`` when they cannot be."""
         return None
 
+    def perturber(self) -> Perturber | None:
+        """How constructed twins are written and read back (``twinbench perturb``); ``None`` when they cannot be."""
+        return None
+
     # -- helpers every command uses -------------------------------------------------
     def reader(self) -> RunReader:
         """:meth:`runs`, or one clear error when the adapter reads no model outputs."""
         found = self.runs()
         if found is None:
             raise AdapterError(f"the {self.name} adapter cannot read model outputs")
+        return found
+
+    def constructor(self) -> Perturber:
+        """:meth:`perturber`, or one clear error when the adapter cannot write constructed twins."""
+        found = self.perturber()
+        if found is None:
+            raise AdapterError(f"the {self.name} adapter cannot write constructed twins (it has no perturber)")
         return found
 
     def sandbox(self, option: str = "--replay") -> Replayer:

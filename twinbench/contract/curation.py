@@ -47,6 +47,9 @@ class Curation:
     certified: Mapping[str, str] = attrs.field(factory=dict)
     reviewed_all: str | None = None
     origin: str = "hand-made"
+    #: pairs the curation never saw (constructed after it was made), by should-ask id, with the reason:
+    #: uncertified whatever else it says
+    unreviewed: Mapping[str, str] = attrs.field(factory=dict)
 
     def certify(self, ask_id: str, decision_bearing: bool = True) -> Certification:
         """The certification of one pair's anchor (only meaningful when the curation applies).
@@ -56,6 +59,8 @@ class Curation:
         """
         if not self.applies:
             return Certification(status=CertificationStatus.UNCERTIFIED, reason=self.applies_reason)
+        if ask_id in self.unreviewed:
+            return Certification(status=CertificationStatus.UNCERTIFIED, reason=self.unreviewed[ask_id])
         if ask_id in self.construction_errors:
             return Certification(status=CertificationStatus.CONSTRUCTION_ERROR, reason=self.construction_errors[ask_id],
                                  origin=self.origin)

@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from importlib import resources
 from pathlib import Path
 
+import attrs
 import yaml
 
 from twinbench.contract.adapter import Adapter
@@ -19,6 +20,7 @@ from twinbench.contract.effects import (
     load_effect_table,
 )
 from twinbench.contract.rules import EffectTableRule
+from twinbench.contract.constructed import cache_key_of, constructed_arguments, constructed_from_args
 from twinbench.errors import AdapterError
 from twinbench.model import Effect, FunctionEffect, Item, RunRef, Side
 
@@ -42,12 +44,17 @@ class BFCLAdapter(Adapter):
     description = "BFCL multi-turn (bfcl-eval releases; v3 and v4 result trees)"
 
     def __init__(self, release: str = DEFAULT_RELEASE, bfcl_root: Path | None = None, fetcher=None,
-                 release_chosen: bool = False) -> None:
+                 release_chosen: bool = False, constructed: Path | None = None,
+                 constructed_only: bool = False) -> None:
         self.release_name = release
         self.bfcl_root = bfcl_root
         self._fetcher = fetcher
-        # when the user named a release or a folder, every run is scored against it
-        self.release_chosen = release_chosen or bfcl_root is not None
+        #: a folder written by ``twinbench perturb`` (its twins join the items), and whether they are
+        #: the only should-ask items
+        self.constructed = None if constructed is None else Path(constructed).expanduser()
+        self.constructed_only = constructed_only and self.constructed is not None
+        # when the user named a release or a folder (or constructed items from one), every run is scored against it
+        self.release_chosen = release_chosen or bfcl_root is not None or self.constructed is not None
         self._siblings: dict[str, BFCLAdapter] = {release: self}
 
     # -- construction ------------------------------------------------------------------
@@ -69,12 +76,14 @@ class BFCLAdapter(Adapter):
             default=None,
             help="use the data in this bfcl_eval folder or gorilla checkout instead of a release",
         )
+        constructed_arguments(group, "bfcl")
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> BFCLAdapter:
         chosen = getattr(args, "bfcl_release", None)
+        constructed, only = constructed_from_args(args)
         return cls(release=chosen or DEFAULT_RELEASE, bfcl_root=getattr(args, "bfcl_root", None),
-                   release_chosen=chosen is not None)
+                   release_chosen=chosen is not None, constructed=constructed, constructed_only=only)
 
     # -- data ------------------------------------------------------------------------------
     @functools.cached_property
@@ -92,13 +101,18 @@ class BFCLAdapter(Adapter):
 
     def describe(self) -> dict[str, str]:
         rel = self.release
-        return {
+        out = {
             "release": rel.release,
             "dataset": rel.prefix,
             "source": rel.source,
             "location": str(rel.root),
             "fingerprint": self.data.fingerprint,
         }
+        if self.constructed is not None:
+            out["constructed"] = str(self.constructed)
+            out["population"] = "constructed" if self.constructed_only else "shipped and constructed"
+            out["fingerprint"] = cache_key_of(out["fingerprint"], self._constructed_key, self.constructed_only)
+        return out
 
     def data_warnings(self) -> Sequence[str]:
         return self.data.problems
@@ -110,7 +124,33 @@ class BFCLAdapter(Adapter):
         def build() -> tuple[Item, ...]:
             return tuple(dataset.to_item(raw, self.data.tools_by_class) for raw in self.data.raw)
 
-        return cache.cached("bfcl-items", self._input_key, build)
+        shipped = cache.cached("bfcl-items", self._input_key, build)
+        if self.constructed is None:
+            return shipped
+        if self.constructed_only:
+            shipped = tuple(item for item in shipped if item.side is Side.ACT)
+        return shipped + self._constructed_items
+
+    @functools.cached_property
+    def _constructed_raw(self) -> tuple[dataset.RawItem, ...]:
+        from .perturb import load_constructed
+
+        return tuple(load_constructed(self.constructed, self.release.prefix, {r.id: r for r in self.data.raw}))
+
+    @functools.cached_property
+    def _constructed_items(self) -> tuple[Item, ...]:
+        from .perturb import origin
+
+        return tuple(attrs.evolve(dataset.to_item(raw, self.data.tools_by_class),
+                                  family=f"scenario {origin(raw.id)[0]}") for raw in self._constructed_raw)
+
+    @functools.cached_property
+    def _constructed_key(self) -> str:
+        from twinbench import cache
+
+        from .perturb import data_files
+
+        return cache.key_of(dataset.file_parts(data_files(self.constructed, self.release.prefix)))
 
     @functools.cached_property
     def _simulator_key(self) -> str:
@@ -125,8 +165,10 @@ class BFCLAdapter(Adapter):
     def _cache_key(self) -> str:
         from twinbench import cache
 
-        return cache.key_of([self._simulator_key, _data_file("effects.yaml").read_bytes(),
-                             _data_file("curation.yaml").read_bytes()])
+        parts = [self._simulator_key, _data_file("effects.yaml").read_bytes(), _data_file("curation.yaml").read_bytes()]
+        if self.constructed is not None:
+            parts += [str(self.constructed), self._constructed_key, f"only={self.constructed_only}"]
+        return cache.key_of(parts)
 
     def cache_key(self) -> str:
         """Every file of the release that the items, the rule, the reader and the simulator read
@@ -139,8 +181,10 @@ class BFCLAdapter(Adapter):
 
     def twin_hints(self, items: Sequence[Item]) -> Mapping[str, Sequence[str]]:
         """The base item of the same scenario index (verified by content in discovery)."""
+        from .perturb import is_constructed, origin
+
         return {
-            item.id: [f"{ID_PREFIX}base_{dataset.scenario_index(item.id)}"]
+            item.id: [f"{ID_PREFIX}base_{origin(item.id)[0] if is_constructed(item.id) else dataset.scenario_index(item.id)}"]
             for item in items
             if item.side is Side.ASK
         }
@@ -239,6 +283,14 @@ class BFCLAdapter(Adapter):
 
         return BFCLReplayer(self.data, self._items_by_id)
 
+    def perturber(self):
+        """Tool-removed twins of base items, written as bfcl-eval's own miss_func items (see :mod:`.perturb`)."""
+        from .perturb import BFCLPerturber
+
+        return BFCLPerturber(self, lambda out, only: BFCLAdapter(
+            release=self.release_name, bfcl_root=self.bfcl_root, fetcher=self._fetcher,
+            release_chosen=self.release_chosen, constructed=out, constructed_only=only))
+
     def replayer(self):
         """Parsed calls executed in this release's own simulator classes (see :mod:`.sandbox`)."""
         return self._replayer
@@ -286,7 +338,15 @@ class BFCLAdapter(Adapter):
             construction_errors={key(k): v for k, v in (spec.get("construction_errors") or {}).items()},
             compound=compound,
             reviewed_all="every decision-bearing anchor was reviewed by hand for the paper (Appendix E)",
+            unreviewed=self._unreviewed(),
         )
+
+    def _unreviewed(self) -> dict[str, str]:
+        if self.constructed is None:
+            return {}
+        from .perturb import REVIEW
+
+        return {item.id: REVIEW for item in self._constructed_items}
 
 
 class _ItemsOnUse(Mapping):

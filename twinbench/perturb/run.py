@@ -1,0 +1,79 @@
+"""``twinbench perturb``: construct, write, and find the constructed pairs again from the files alone."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Collection
+from pathlib import Path
+
+from twinbench.contract.adapter import Adapter
+from twinbench.discovery import discover_for, manifest_record
+from twinbench.errors import AdapterError
+from twinbench.model import Perturbation
+from twinbench.perturb.construct import constructions
+from twinbench.perturb.report import PerturbReport
+
+PAIRS_FILE = "pairs.json"
+
+
+def read_item_list(path: Path) -> list[str]:
+    """``--items FILE``: one should-act item id a line (blank lines and ``#`` comments skipped)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise AdapterError(f"--items {path}: cannot be read ({exc})") from None
+    return [line.strip() for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+
+
+def perturb(adapter: Adapter, out: Path, wanted: Collection[str] | None = None) -> PerturbReport:
+    """Construct every perturbable twin, write it in the leaderboard's format, and verify the round trip."""
+    perturber = adapter.constructor()
+    items = adapter.items()
+    if wanted is not None:
+        known = {i.id for i in items}
+        unknown = [w for w in wanted if w not in known]
+        if unknown:
+            raise AdapterError(f"--items: {len(unknown)} id(s) are no item of the {adapter.name} data, "
+                               f"e.g. {unknown[0]}")
+    made, refused = constructions(items, adapter.rule(), perturber, None if wanted is None else set(wanted))
+    acting = len({c.item_id for c in made}) + len(refused)
+    written = perturber.write(made, out)
+    reloaded = perturber.reload(out, only=True)
+    manifest = discover_for(reloaded)
+    expected = {c.new_id: c for c in made if c.perturbable}
+    verified, scored, unverified = [], [], {}
+    pairs = {p.ask_id: p for p in manifest.pairs}
+    dropped = {d.id: d.reason for d in manifest.dropped}
+    for new_id, c in expected.items():
+        pair = pairs.get(new_id)
+        if pair is None:
+            unverified[new_id] = dropped.get(new_id, "not found in the written files")
+        elif (pair.act_id != c.item_id or pair.act_anchor_turn != c.turn
+              or pair.perturbation is not Perturbation.TOOL_REMOVED or set(pair.removed_tools) != set(c.withheld)):
+            unverified[new_id] = (f"paired with {pair.act_id} turn {pair.act_anchor_turn}, {pair.perturbation.value}, "
+                                  f"removed {', '.join(pair.removed_tools) or 'nothing'}")
+        else:
+            verified.append(new_id)
+            if pair.scored:
+                scored.append(new_id)
+    record = {"adapter": adapter.name, "data": reloaded.describe(), **manifest_record(manifest)}
+    pairs_path = Path(out) / PAIRS_FILE
+    write_atomically(pairs_path, json.dumps(record, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
+    return PerturbReport(adapter=adapter.name, data=dict(adapter.describe()), items=acting,
+                         refused=refused, constructions=tuple(made), verified=tuple(verified), scored=tuple(scored),
+                         unverified=unverified, written=(*written, pairs_path))
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file in the same folder, then rename it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            stream.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
