@@ -16,6 +16,7 @@ import pickle
 import stat
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -371,7 +372,59 @@ def test_a_folder_the_user_names_is_imported_as_it_is_bytecode_aside(tmp_path):
     assert load_classes({"FS": simulator(pkg) / "fs.py"}, pkg).classes["FS"]().tree == {}
 
 
+def test_an_installed_release_is_held_to_its_record(tmp_path, monkeypatch):
+    import base64
+    import hashlib
+    import importlib.metadata as metadata
+
+    from twinbench.adapters.bfcl.sandbox import load_classes
+
+    pkg = tiny_package(tmp_path / "site")
+    source = simulator(pkg) / "fs.py"
+    entry = metadata.PackagePath(source.relative_to(tmp_path / "site").as_posix())
+    entry.hash = metadata.FileHash("sha256=" + base64.urlsafe_b64encode(
+        hashlib.sha256(source.read_bytes()).digest()).rstrip(b"=").decode())
+
+    class Installed:  # what importlib.metadata gives for an installed bfcl-eval
+        files = [entry]
+
+        def locate_file(self, path):
+            return tmp_path / "site" / path
+
+    monkeypatch.setattr(metadata, "distribution", lambda name: Installed())
+    assert rel.code_hashes(pkg) == {"eval_checker/multi_turn_eval/func_source_code/fs.py": hashlib.sha256(
+        source.read_bytes()).hexdigest()}
+    assert load_classes({"FS": source}, pkg).classes["FS"]().tree == {}
+    source.write_text(source.read_text().replace("self.tree = {}", "self.tree = {'changed': 1}"))
+    with pytest.raises(AdapterError, match="does not match the release"):
+        load_classes({"FS": source}, pkg)
+
+
 # -- concurrent first runs ------------------------------------------------------------------------
+
+def test_a_new_record_is_computed_once_while_others_wait_for_it(private_cache):
+    """Two computations of one record at once: the second waits on the record's lock and loads the first's."""
+    import threading
+
+    started, calls, results = threading.Event(), [], {}
+
+    def slow():
+        calls.append("first")
+        started.set()
+        time.sleep(0.4)
+        return "the first's"
+
+    def second():
+        calls.append("second")
+        return "the second's"
+
+    first = threading.Thread(target=lambda: results.setdefault("first", cache.cached("k", "x", slow)))
+    first.start()
+    started.wait(5)
+    results["second"] = cache.cached("k", "x", second)
+    first.join(5)
+    assert calls == ["first"] and results == {"first": "the first's", "second": "the first's"}
+
 
 FIRST_RUN = """
 import os, sys, time
