@@ -270,6 +270,11 @@ def test_the_key_is_made_once_outside_the_cache_and_must_be_the_users_alone(priv
     monkeypatch.setenv("TWINBENCH_CACHE_KEY_FILE", str(loose / "key"))
     code, _, err = run_cli(capsys, "pairs", "--bfcl-root", tiny_package(tmp_path / "rel"))
     assert code == 2 and "a folder others can write" in err and not (loose / "key").exists()
+    blocked = tmp_path / "a-file"
+    blocked.write_text("")
+    monkeypatch.setenv("TWINBENCH_CACHE_KEY_FILE", str(blocked / "sub" / "key"))  # a key that cannot be made
+    code, _, err = run_cli(capsys, "pairs", "--bfcl-root", tiny_package(tmp_path / "rel2"))
+    assert code == 2 and len(err.splitlines()) == 1 and "cannot make the twinbench cache key" in err
 
 
 # -- the release and its simulator code ---------------------------------------------------------

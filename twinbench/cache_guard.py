@@ -160,20 +160,28 @@ def _refuse_key(path: Path, why: str) -> CacheRefused:
                         "(see the security page of the docs)")
 
 
+def _cannot_make(path: Path, exc: OSError) -> CacheRefused:
+    return CacheRefused(f"cannot make the twinbench cache key {path} ({exc.strerror or exc}): set {KEY_ENV} to a "
+                        "file in a folder of your own, or turn the cache off with TWINBENCH_NO_CACHE=1")
+
+
 @functools.lru_cache(maxsize=8)
 def _key_at(name: str, team: bool) -> bytes:
     path = Path(name)
     try:
-        parent = os.stat(path.parent)
-    except FileNotFoundError:
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         parent = os.stat(path.parent)
+    except OSError as exc:
+        raise _cannot_make(path, exc) from None
     if stat.S_IMODE(parent.st_mode) & (0o002 if team else 0o022) or (not team and parent.st_uid not in (0, os.geteuid())):
         raise _refuse_key(path, f"is in {path.parent}, a folder others can write")
     try:
         fd = os.open(path, os.O_RDONLY | _NOFOLLOW | _CLOEXEC)
     except FileNotFoundError:
-        _make_key(path, 0o640 if team else 0o600)
+        try:
+            _make_key(path, 0o640 if team else 0o600)
+        except OSError as exc:
+            raise _cannot_make(path, exc) from None
         fd = os.open(path, os.O_RDONLY | _NOFOLLOW | _CLOEXEC)
     except OSError as exc:
         raise _refuse_key(path, f"cannot be opened ({exc.strerror}; a symbolic link is not followed)") from None
