@@ -79,15 +79,16 @@ def main() -> int:
         return 0
     work = Path(tempfile.mkdtemp(prefix="twinbench-bench-"))
     # a cache of the benchmark's own, so that the corpora's kept decisions go with it; the
-    # downloaded releases are shared with the user's cache (nothing is fetched again)
+    # downloaded releases are copied from the user's cache (nothing is fetched again; a link
+    # below a cache folder is refused)
     sys.path.insert(0, str(ROOT))
     from twinbench import cache
 
     user_cache = cache.cache_root()
-    (work / "cache").mkdir()
-    for entry in user_cache.iterdir() if user_cache.is_dir() else ():
-        if entry.name != "derived":
-            os.symlink(entry, work / "cache" / entry.name)
+    (work / "cache").mkdir(mode=0o700)
+    if (user_cache / "bfcl-eval").is_dir():
+        shutil.copytree(user_cache / "bfcl-eval", work / "cache" / "bfcl-eval", symlinks=True,
+                        ignore=shutil.ignore_patterns("*.lock", ".unpack-*", ".old-*"))
     os.environ[cache.CACHE_ENV] = str(work / "cache")
     try:
         pairs, labels = work / "pairs.json", work / "labels.json"

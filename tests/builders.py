@@ -76,6 +76,27 @@ def tiny_package(root: Path, prefix: str = "BFCL_v4") -> Path:
 
 
 
+def write_wheel(pkg: Path, wheel: Path, release: str, extra: dict[str, str] | None = None) -> Path:
+    """A wheel of the ``bfcl_eval`` folder ``pkg`` (plus ``extra`` files by path), with the dist-info
+    a real one has: ``METADATA``, ``WHEEL`` and the ``RECORD`` of every file's SHA-256."""
+    import base64
+    import hashlib
+    import zipfile
+
+    files = {path.relative_to(pkg.parent).as_posix(): path.read_bytes() for path in sorted(pkg.rglob("*"))
+             if path.is_file()}
+    files.update({name: text.encode() for name, text in (extra or {}).items()})
+    info = f"bfcl_eval-{release}.dist-info"
+    files[f"{info}/METADATA"] = f"Metadata-Version: 2.1\nName: bfcl-eval\nVersion: {release}\n".encode()
+    files[f"{info}/WHEEL"] = b"Wheel-Version: 1.0\nGenerator: tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+    record = [f"{name},sha256={base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b'=').decode()},"
+              f"{len(data)}" for name, data in files.items()]
+    files[f"{info}/RECORD"] = ("\n".join(record + [f"{info}/RECORD,,"]) + "\n").encode()
+    with zipfile.ZipFile(wheel, "w") as archive:
+        for name, data in files.items():
+            archive.writestr(name, data)
+    return wheel
+
 
 def rule():
     """The classifier above as the decision rule BFCL-like adapters use (``Cls.fn`` is ``fn``)."""

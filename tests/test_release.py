@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import zipfile
 from pathlib import Path
 
 import pytest
@@ -12,7 +11,7 @@ from twinbench.adapters.bfcl import release as rel
 from twinbench.adapters.bfcl.adapter import BFCLAdapter
 from twinbench.cli import main
 
-from builders import tiny_package
+from builders import tiny_package, write_wheel
 
 CATS = ("base", "long_context", "miss_func", "miss_param")
 
@@ -20,15 +19,9 @@ CATS = ("base", "long_context", "miss_func", "miss_param")
 def fake_wheel_fetcher(calls: list):
     def fetch(release: str, into: Path) -> Path:
         calls.append(release)
-        staging = into / "staging"
-        pkg = tiny_package(staging)
-        wheel = into / f"bfcl_eval-{release}-py3-none-any.whl"
-        with zipfile.ZipFile(wheel, "w") as zf:
-            for path in pkg.rglob("*"):
-                if path.is_file():
-                    zf.write(path, path.relative_to(staging).as_posix())
-            zf.writestr("bfcl_eval/model_handler/huge.py", "not extracted")
-        return wheel
+        pkg = tiny_package(into / "staging")
+        return write_wheel(pkg, into / f"bfcl_eval-{release}-py3-none-any.whl", release,
+                           {"bfcl_eval/model_handler/huge.py": "not extracted"})
     return fetch
 
 

@@ -159,7 +159,7 @@ class BFCLAdapter(Adapter):
 
         folder = self.release.root / "eval_checker" / "multi_turn_eval" / "func_source_code"
         modules = sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix == ".py")
-        return cache.key_of([self._input_key, *dataset.file_parts(modules)])
+        return cache.key_of([self._input_key, *dataset.file_parts(modules, self.release.digests)])
 
     @functools.cached_property
     def _cache_key(self) -> str:

@@ -6,7 +6,7 @@ import ast
 import hashlib
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import attrs
@@ -157,14 +157,21 @@ def input_key(release: ReleaseData) -> str:
     files += sorted((release.root / "constants").glob("*.py"))
     files += sorted(p for p in (release.root / "data" / "multi_turn_func_doc").rglob("*") if p.is_file())
     return cache.key_of([repr((str(release.root), release.release, release.source, release.prefix)),
-                         *file_parts(files)])
+                         *file_parts(files, release.digests)])
 
 
-def file_parts(files) -> list[bytes | str]:
-    """Key parts for files: each path and the hash of its bytes, ``unreadable`` when it cannot be read."""
+def file_parts(files, known: Mapping[str, bytes] | None = None) -> list[bytes | str]:
+    """Key parts for files: each path and the hash of its bytes, ``unreadable`` when it cannot be read.
+
+    ``known``: hashes by path already checked in this process (a cached release's), not read again.
+    """
     parts: list[bytes | str] = []
     for path in files:
         parts.append(str(path))
+        digest = known.get(str(path)) if known else None
+        if digest is not None:
+            parts.append(digest)
+            continue
         try:
             parts.append(hashlib.sha256(path.read_bytes()).digest())
         except OSError:

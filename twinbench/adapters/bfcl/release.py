@@ -4,41 +4,36 @@ In order: a folder the user names (``--bfcl-root``: a ``bfcl_eval`` folder or a
 gorilla checkout); an installed ``bfcl_eval`` package of that release, located
 without importing it (importing pulls in heavy dependencies); a per-user cache,
 filled once by ``pip download --no-deps bfcl-eval==<release>`` (about 2 MB) and
-unpacked. bfcl-eval's own dependencies are never installed.
+unpacked, each file checked against the wheel's RECORD, and checked again on every use
+(:mod:`.release_cache`). bfcl-eval's own dependencies are never installed. The first fetch is
+made under a lock in the cache, so processes started together fetch it once and none of them
+sees a half-unpacked release.
 """
 
 from __future__ import annotations
 
+import hashlib
 import importlib.metadata
 import importlib.util
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
-import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import attrs
 
+from twinbench import cache_guard
 from twinbench.errors import AdapterError
+
+from . import release_cache
 
 DEFAULT_RELEASE = "2026.3.23"
 LAST_V3_RELEASE = "2025.8.5"
 CACHE_ENV = "TWINBENCH_CACHE"
 CATEGORIES = ("base", "long_context", "miss_func", "miss_param")
 _RELEASE_RE = re.compile(r"[0-9][0-9A-Za-z]*(?:[.+-][0-9A-Za-z]+)*")  # a PEP 440 version such as 2026.3.23
-
-# the parts of the wheel twinbench reads; everything else is left in the archive
-_WANTED = (
-    "bfcl_eval/data/BFCL_v",
-    "bfcl_eval/data/possible_answer/BFCL_v",
-    "bfcl_eval/data/multi_turn_func_doc/",
-    "bfcl_eval/eval_checker/multi_turn_eval/func_source_code/",
-    "bfcl_eval/constants/",
-)
-
 
 @attrs.frozen
 class ReleaseData:
@@ -48,6 +43,8 @@ class ReleaseData:
     release: str  # the release asked for, or "unknown" for a user folder
     source: str  # "bfcl-root", "installed" or "cache"
     prefix: str  # "BFCL_v4" or "BFCL_v3": the dataset file prefix found in it
+    #: for a cached release, the SHA-256 of each file (by path) as just checked against its manifest
+    digests: Mapping[str, bytes] = attrs.field(factory=dict, eq=False, repr=False)
 
     def question_file(self, category: str) -> Path:
         return self.root / "data" / f"{self.prefix}_multi_turn_{category}.json"
@@ -120,26 +117,9 @@ def pip_fetch(release: str, into: Path) -> Path:
             f"could not download bfcl-eval=={release} ({detail[-1] if detail else 'pip failed'}). "
             "Check --bfcl-release, or provide the data instead: --bfcl-root DIR (a bfcl_eval folder or a gorilla "
             "checkout), "
-            f"or `pip install --no-deps bfcl-eval=={release}`, or put an unpacked copy in "
-            f"{cache_dir() / 'bfcl-eval' / release} (set {CACHE_ENV} to move the cache)."
+            f"or `pip install --no-deps bfcl-eval=={release}`."
         )
     return wheels[-1]
-
-
-def _unpack(wheel: Path, target: Path) -> None:
-    tmp = Path(tempfile.mkdtemp(prefix=".unpack-", dir=target.parent))
-    try:
-        with zipfile.ZipFile(wheel) as archive:
-            for member in archive.namelist():
-                if member.startswith(_WANTED) and ".." not in Path(member).parts:
-                    archive.extract(member, tmp)
-        if target.exists():
-            shutil.rmtree(target)
-        (tmp / "bfcl_eval").rename(target)
-    except (zipfile.BadZipFile, OSError) as exc:
-        raise AdapterError(f"could not unpack {wheel.name}: {exc}") from exc
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def locate(
@@ -168,24 +148,50 @@ def locate(
     if package is not None:
         return ReleaseData(package, release, "installed", _dataset_prefix(package) or "")
 
-    target = cache_dir() / "bfcl-eval" / release / "bfcl_eval"
-    prefix = _dataset_prefix(target) if target.is_dir() else None
-    if prefix:
-        return ReleaseData(target, release, "cache", prefix)
+    return _cached(release, fetcher or pip_fetch, log)
 
-    log(f"twinbench: fetching bfcl-eval=={release} (the wheel, about 2 MB, no dependencies) into {target.parent}")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        with tempfile.TemporaryDirectory(prefix="twinbench-fetch-") as tmp:
-            wheel = (fetcher or pip_fetch)(release, Path(tmp))
-            _unpack(wheel, target)
-    except AdapterError:
-        try:  # leave no empty cache folder behind for a release that could not be fetched
-            target.parent.rmdir()
-        except OSError:
-            pass
-        raise
+
+def _cached(release: str, fetcher: Fetcher, log: Callable[[str], None]) -> ReleaseData:
+    """The release in the cache, checked; fetched (under the cache's lock for it) when absent or failing."""
+    root = cache_dir()
+    target = root / "bfcl-eval" / release / "bfcl_eval"
+    found = release_cache.check(root, release)
+    if isinstance(found, dict):
+        return _cached_data(target, release, found)
+    folder = cache_guard.folder(root, ("bfcl-eval",), create=True)
+    assert folder is not None
+    with cache_guard.locked(folder / f"{release}.lock"):
+        found = release_cache.check(root, release)  # another process may have fetched it meanwhile
+        if isinstance(found, dict):
+            return _cached_data(target, release, found)
+        if found != release_cache.ABSENT:
+            log(f"twinbench: warning: the cached bfcl-eval {release} in {target} {found}; it is fetched again")
+        log(f"twinbench: fetching bfcl-eval=={release} (the wheel, about 2 MB, no dependencies) into {target.parent}")
+        made = not target.parent.exists()
+        try:
+            with tempfile.TemporaryDirectory(prefix="twinbench-fetch-") as tmp:
+                files = release_cache.wheel_files(fetcher(release, Path(tmp)))
+            release_cache.install(root, release, files)
+        except AdapterError:
+            if made:  # leave no empty cache folder behind for a release that could not be fetched
+                try:
+                    target.parent.rmdir()
+                except OSError:
+                    pass
+            raise
+        hashes = {rel: hashlib.sha256(data).hexdigest() for rel, data in files.items()}
+    return _cached_data(target, release, hashes)
+
+
+def _cached_data(target: Path, release: str, hashes: Mapping[str, str]) -> ReleaseData:
     prefix = _dataset_prefix(target)
     if not prefix:
         raise AdapterError(f"bfcl-eval=={release} holds no multi-turn data files (is this a BFCL release?)")
-    return ReleaseData(target, release, "cache", prefix)
+    digests = {str(target / rel): bytes.fromhex(value) for rel, value in hashes.items()}
+    return ReleaseData(target, release, "cache", prefix, digests)
+
+
+def code_hashes(root: Path) -> dict[str, str] | None:
+    """The release's own SHA-256 of each file under ``root`` (a located ``bfcl_eval`` folder), or None
+    for a folder the user named: see :func:`.release_cache.code_hashes`."""
+    return release_cache.code_hashes(root, cache_dir())

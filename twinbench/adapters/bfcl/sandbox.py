@@ -126,13 +126,20 @@ def _release_package(folder: Path) -> Iterator[None]:
 
 
 def load_classes(source_files: Mapping[str, Path], release_root: Path) -> Sandbox:
-    """Import each class from its file (``{class name: path}``) and return the :class:`Sandbox`."""
+    """Import each class from its file (``{class name: path}``) and return the :class:`Sandbox`.
+
+    Each module is imported from bytes that match the release's own hashes (:mod:`.simulator_code`).
+    """
+    from .release import code_hashes
+    from .simulator_code import checked_imports
+
+    hashes = code_hashes(Path(release_root))
     classes: dict[str, type] = {}
     by_folder: dict[Path, list[tuple[str, Path]]] = {}
     for cls, path in source_files.items():
         by_folder.setdefault(Path(path).parent, []).append((cls, Path(path)))
     for folder, entries in by_folder.items():
-        with _release_package(folder):
+        with _release_package(folder), checked_imports(PACKAGE, folder, Path(release_root), hashes):
             for cls, path in entries:
                 if not path.is_file():
                     raise AdapterError(f"the simulator source of {cls} is missing: {path}")
@@ -143,6 +150,8 @@ def load_classes(source_files: Mapping[str, Path], release_root: Path) -> Sandbo
                         f"cannot load {cls} from {path}: it imports {exc.name!r}, which is not installed"
                         + (" (MathAPI needs mpmath: pip install mpmath)" if exc.name == "mpmath" else "")
                     ) from None
+                except AdapterError:  # a module that is not the release's
+                    raise
                 except Exception as exc:  # the release's own code failed to import
                     raise AdapterError(f"cannot load {cls} from {path}: {type(exc).__name__}: {exc}") from None
                 found = getattr(module, cls, None)
