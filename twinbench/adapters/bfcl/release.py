@@ -37,6 +37,7 @@ _WANTED = (
     "bfcl_eval/data/multi_turn_func_doc/",
     "bfcl_eval/eval_checker/multi_turn_eval/func_source_code/",
     "bfcl_eval/constants/",
+    "bfcl_eval/utils.py",  # bfcl-eval's own loader, read (never copied) by the test that loads constructed items
 )
 
 
