@@ -18,6 +18,7 @@ no plugin package needed). At build time every marker of the form::
     <!-- twinbench:when2call:score -->  ``twinbench score --adapter when2call`` (reference policies) on it
     <!-- twinbench:when2call:fates -->  what became of every When2Call item, as two tables
     <!-- twinbench:perturb:bfcl -->    the funnel of ``twinbench perturb --adapter bfcl`` (written to a temporary folder)
+    <!-- twinbench:perturb:when2call --> the same for When2Call, on ../shared/when2call (a note without it)
     <!-- twinbench:source:NAME -->      the source of one function of twinbench (names in SOURCES)
 
 is replaced by markdown produced from twinbench's own code and the BFCL release data, so
@@ -523,10 +524,20 @@ def render_perturb(arg: str) -> str:
 
     from twinbench.perturb import perturb
 
-    if arg != "bfcl":
-        raise PluginError(f"twinbench docs: no perturb funnel for {arg!r}")
+    if arg == "bfcl":
+        adapter = _adapter()
+    elif arg == "when2call":
+        path = _when2call_data()
+        if path is None:
+            return _when2call_missing("the When2Call funnel",
+                                      "twinbench perturb --adapter when2call --when2call-data FILE --out DIR")
+        from twinbench.adapters.when2call import When2CallAdapter
+
+        adapter = When2CallAdapter(path)
+    else:
+        raise PluginError(f"twinbench docs: no perturb funnel for {arg!r} (bfcl or when2call)")
     with tempfile.TemporaryDirectory(prefix="twinbench-docs-perturb-") as out:
-        report = perturb(_adapter(), Path(out))
+        report = perturb(adapter, Path(out))
     rows = [f"| {name} | {count} |" for name, count in report.funnel()]
     why = [f"| {kind} | {count} |" for kind, count in report.refusals()]
     why += [f"| {kind} | {count} |" for kind, count in report.reasons()]

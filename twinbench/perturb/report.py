@@ -72,7 +72,10 @@ class PerturbReport:
 
 
 def _kind(reason: str) -> str:
-    """A reason without its names and numbers (``X also needed on the earlier turn 2`` -> its kind)."""
+    """A reason without its names and numbers (``X also needed on the earlier turn 2`` -> its kind; a
+    trailing ``[detail]``, such as the id of the row it repeats, is dropped)."""
+    if reason.endswith("]") and " [" in reason:
+        reason = reason[:reason.rindex(" [")]
     if "also needed on the earlier turn" in reason:
         return "a withheld tool is also needed on an earlier turn"
     if "already has an empty reference" in reason:

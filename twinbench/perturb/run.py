@@ -8,6 +8,8 @@ import tempfile
 from collections.abc import Collection
 from pathlib import Path
 
+import attrs
+
 from twinbench.contract.adapter import Adapter
 from twinbench.discovery import discover_for, manifest_record
 from twinbench.errors import AdapterError
@@ -40,9 +42,13 @@ def perturb(adapter: Adapter, out: Path, wanted: Collection[str] | None = None) 
     made, refused = constructions(items, adapter.rule(), perturber, None if wanted is None else set(wanted))
     acting = len({c.item_id for c in made}) + len(refused)
     written = perturber.write(made, out)
+    expected = {c.new_id: c for c in made if c.perturbable}
+    report = PerturbReport(adapter=adapter.name, data=dict(adapter.describe()), items=acting, refused=refused,
+                           constructions=tuple(made), verified=(), scored=(), unverified={}, written=tuple(written))
+    if not expected:  # nothing to read back: the funnel says why
+        return report
     reloaded = perturber.reload(out, only=True)
     manifest = discover_for(reloaded)
-    expected = {c.new_id: c for c in made if c.perturbable}
     verified, scored, unverified = [], [], {}
     pairs = {p.ask_id: p for p in manifest.pairs}
     dropped = {d.id: d.reason for d in manifest.dropped}
@@ -61,9 +67,8 @@ def perturb(adapter: Adapter, out: Path, wanted: Collection[str] | None = None) 
     record = {"adapter": adapter.name, "data": reloaded.describe(), **manifest_record(manifest)}
     pairs_path = Path(out) / PAIRS_FILE
     write_atomically(pairs_path, json.dumps(record, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
-    return PerturbReport(adapter=adapter.name, data=dict(adapter.describe()), items=acting,
-                         refused=refused, constructions=tuple(made), verified=tuple(verified), scored=tuple(scored),
-                         unverified=unverified, written=(*written, pairs_path))
+    return attrs.evolve(report, verified=tuple(verified), scored=tuple(scored), unverified=unverified,
+                        written=(*written, pairs_path))
 
 
 def write_atomically(path: Path, text: str) -> None:

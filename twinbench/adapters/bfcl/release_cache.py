@@ -35,6 +35,8 @@ _LABEL = "bfcl-eval release manifest"
 #: the folders twinbench lists (by glob): they may hold nothing but the release's files
 LISTED = ("constants", "data/multi_turn_func_doc", "eval_checker/multi_turn_eval/func_source_code")
 _MULTI_TURN = re.compile(r"data/(?:possible_answer/)?BFCL_v[0-9]+_multi_turn_[a-z_]+\.json")
+#: single files twinbench reads: bfcl-eval's own loader, read (never copied) by the test that loads constructed items
+SINGLE = ("utils.py",)
 #: a bound on what one wheel may unpack (the multi-turn files of a release are about 3 MB)
 MAX_UNPACKED_BYTES = 256 * 2**20
 _HEX64 = re.compile(r"[0-9a-f]{64}")
@@ -43,7 +45,7 @@ ABSENT = "absent"
 
 def wanted(rel: str) -> bool:
     """Whether twinbench reads this file of a release (a path below ``bfcl_eval/``)."""
-    return rel.startswith(tuple(f"{folder}/" for folder in LISTED)) or bool(_MULTI_TURN.fullmatch(rel))
+    return rel.startswith(tuple(f"{folder}/" for folder in LISTED)) or rel in SINGLE or bool(_MULTI_TURN.fullmatch(rel))
 
 
 # -- the wheel ------------------------------------------------------------------------------

@@ -33,6 +33,7 @@ from pathlib import Path
 import attrs
 
 from twinbench.contract.adapter import Adapter
+from twinbench.contract.constructed import cache_key_of, constructed_arguments, constructed_from_args
 from twinbench.contract.rules import OfferedToolRule
 from twinbench.errors import AdapterError
 from twinbench.model import Call, DeclaredPerturbation, Item, Perturbation, Side, Turn
@@ -172,8 +173,13 @@ class When2CallAdapter(Adapter):
     name = "when2call"
     description = "When2Call single-turn items (--when2call-data FILE; twins built from each should-ask row)"
 
-    def __init__(self, data: Path | None = None) -> None:
+    def __init__(self, data: Path | None = None, constructed: Path | None = None,
+                 constructed_only: bool = False) -> None:
         self.data_path = None if data is None else Path(data).expanduser()
+        #: a folder written by ``twinbench perturb`` (its should-ask twins join the items), and whether
+        #: they are the only should-ask items
+        self.constructed = None if constructed is None else Path(constructed).expanduser()
+        self.constructed_only = constructed_only and self.constructed is not None
 
     @classmethod
     def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
@@ -181,10 +187,12 @@ class When2CallAdapter(Adapter):
         group.add_argument("--when2call-data", metavar="FILE", type=Path, default=None,
                            help="a When2Call test file, e.g. when2call_test_llm_judge.jsonl (required; no package "
                                 "ships When2Call, so point this at your copy)")
+        constructed_arguments(group, "when2call")
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> When2CallAdapter:
-        return cls(getattr(args, "when2call_data", None))
+        constructed, only = constructed_from_args(args)
+        return cls(getattr(args, "when2call_data", None), constructed=constructed, constructed_only=only)
 
     @functools.cached_property
     def loaded(self) -> Loaded:
@@ -194,19 +202,67 @@ class When2CallAdapter(Adapter):
         return load(self.data_path)
 
     def describe(self) -> dict[str, str]:
-        return {"dataset": "When2Call", "release": self.data_path.name if self.data_path else "?",
-                "source": "--when2call-data", "location": str(self.data_path),
-                "fingerprint": self.loaded.fingerprint}
+        out = {"dataset": "When2Call", "release": self.data_path.name if self.data_path else "?",
+               "source": "--when2call-data", "location": str(self.data_path),
+               "fingerprint": self.loaded.fingerprint}
+        if self.constructed is not None:
+            out["constructed"] = str(self.constructed)
+            out["population"] = "constructed" if self.constructed_only else "shipped and constructed"
+            out["fingerprint"] = cache_key_of(out["fingerprint"], self._constructed[1], self.constructed_only)
+        return out
 
     def data_warnings(self) -> Sequence[str]:
         return self.loaded.problems
 
     def items(self) -> Sequence[Item]:
-        return self.loaded.items
+        return self._items
+
+    @functools.cached_property
+    def _items(self) -> tuple[Item, ...]:
+        if self.constructed is None:
+            return self.loaded.items
+        shipped = self.loaded.items
+        if self.constructed_only:
+            shipped = tuple(item for item in shipped if item.side is Side.ACT)
+        return shipped + tuple(item for item, _ in self._constructed[0].values())
+
+    @functools.cached_property
+    def _constructed(self) -> tuple[dict[str, tuple[Item, Row]], str]:
+        """The constructed should-ask items and rows of ``--constructed DIR`` by id, and the file's hash."""
+        from .perturb import ASK_SUFFIX, constructed_item, load_constructed
+
+        assert self.constructed is not None
+        by_id = {item.id: item for item in self.loaded.items}
+        out: dict[str, tuple[Item, Row]] = {}
+        for new_id, data in load_constructed(self.constructed, self.loaded.rows):
+            origin = by_id[new_id.removesuffix(ASK_SUFFIX)]
+            tools = _tool_names(data["tools"], "tools")
+            withheld = [t for t in origin.turns[0].tools if t not in tools]
+            row = Row(0, data, tools, _tool_names(data["orig_tools"], "orig_tools"))
+            out[new_id] = (constructed_item(new_id, origin, tools, withheld), row)
+        raw = (self.constructed / suite.SUITE_FILE).read_bytes()
+        return out, hashlib.sha256(raw).hexdigest()
+
+    def shipped_twin_of(self, item: Item) -> str | None:
+        """The shipped should-ask row whose inline act twin is the same request as ``item``, or ``None``."""
+        return self._same_requests.get((item.turns[0].user_text, item.turns[0].tools))
+
+    @functools.cached_property
+    def _same_requests(self) -> dict[tuple, str]:
+        out: dict[tuple, str] = {}
+        for item in self.loaded.items:
+            if item.twin is not None and item.perturbation is not None \
+                    and item.perturbation.kind is Perturbation.TOOL_REMOVED:
+                out.setdefault((item.twin.turns[0].user_text, item.twin.turns[0].tools), item.id)
+        return out
 
     def twin_hints(self, items: Sequence[Item]) -> Mapping[str, Sequence[str]]:
-        """None: every should-ask row carries its own twin (a value removal would match any same-tools item)."""
-        return {}
+        """A shipped should-ask row carries its own twin (a value removal would match any same-tools item);
+        a constructed one names the tool_call row it was made from."""
+        from .perturb import ASK_SUFFIX
+
+        constructed = self._constructed[0] if self.constructed is not None else {}
+        return {item.id: [item.id.removesuffix(ASK_SUFFIX)] for item in items if item.id in constructed}
 
     @functools.cached_property
     def _rule(self) -> OfferedToolRule:
@@ -216,11 +272,20 @@ class When2CallAdapter(Adapter):
         return self._rule
 
     def runs(self) -> runs.When2CallRuns:
-        return runs.When2CallRuns(self.loaded.rows, {item.id: item for item in self._all_items})
+        rows = dict(self.loaded.rows)
+        if self.constructed is not None:
+            rows.update({new_id: row for new_id, (_, row) in self._constructed[0].items()})
+        return runs.When2CallRuns(rows, {item.id: item for item in self._all_items})
 
     @functools.cached_property
     def _all_items(self) -> tuple[Item, ...]:
-        return self.loaded.items + tuple(i.twin for i in self.loaded.items if i.twin is not None)
+        return self._items + tuple(i.twin for i in self._items if i.twin is not None)
+
+    def perturber(self):
+        """Tool-removed twins of ``tool_call`` rows, written as When2Call ``cannot_answer`` rows (see :mod:`.perturb`)."""
+        from .perturb import When2CallPerturber
+
+        return When2CallPerturber(self, lambda out, only: When2CallAdapter(self.data_path, out, only))
 
     def write_suite(self, manifest, out: Path) -> list[Path]:
         return suite.write(manifest, self.loaded.rows, self.describe(), out)
