@@ -201,6 +201,9 @@ class When2CallAdapter(Adapter):
     def data_warnings(self) -> Sequence[str]:
         return self.loaded.problems
 
+    def input_files(self) -> Sequence[tuple[str, Path]]:
+        return () if self.data_path is None else (("--when2call-data", self.data_path),)
+
     def items(self) -> Sequence[Item]:
         return self.loaded.items
 

@@ -118,6 +118,10 @@ class When2CallRuns(RunReader):
                                f"{', '.join(sorted(p.stem for p in files)) or 'none'})")
         return RunSearch(tuple(sorted(runs, key=lambda r: r.model)), tuple(skipped), tuple(warnings))
 
+    def sources(self, run: RunRef) -> tuple[Path, ...]:
+        """The run's one file of responses."""
+        return (Path(run.location),)
+
     def read(self, run: RunRef, item_ids: Iterable[str]) -> RunLoad:
         wanted = set(item_ids)
         path = Path(run.location)
