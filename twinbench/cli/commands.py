@@ -119,7 +119,7 @@ def cmd_report(args: argparse.Namespace, adapter_cls: type[Adapter]) -> int:
     output.emit(page, args.output)
     pairs = sum(len(m.decisions) for m in evaluation.runs)
     print(f"report written to {args.output}: {len(scores.models)} models, {pairs} pair decisions, "
-          f"{len(page.encode('utf-8')) / 1024:.0f} KiB", file=sys.stderr)
+          f"{Path(args.output).stat().st_size / 1024:.0f} KiB", file=sys.stderr)
     return 0
 
 

@@ -67,7 +67,7 @@ def _read_function_tag(name: str, body: str, found: _Found) -> None:
     if arguments is None:
         found.miss("tool_call_block_not_json", f"<function={name}>{s}")
         return
-    found.calls.append(call_from_mapping(name, arguments))
+    found.add(call_from_mapping(name, arguments))
 
 
 def _read_tagged(s: str, found: _Found) -> bool:

@@ -74,6 +74,8 @@ class _ScoreLine(msgspec.Struct):
     error: _ScoreError | None = None
     error_type: Any = None
     model_name: Any = None
+    model_result: msgspec.Raw | None = None  # the result BFCL scored, kept as JSON text to check against
+    model_result_raw: msgspec.Raw | None = None
 
 
 _UNSET = object()
@@ -113,6 +115,10 @@ def _score_fields(line: bytes, decoder=msgspec.json.Decoder(_ScoreLine)) -> dict
         out["error_type"] = value.error_type
     if value.model_name is not None:
         out["model_name"] = value.model_name
+    for stored in (value.model_result_raw, value.model_result):
+        if stored is not None:
+            out["model_result"] = bytes(stored)
+            break
     return out
 
 
