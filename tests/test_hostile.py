@@ -130,6 +130,17 @@ def test_control_characters_never_reach_the_terminal(tmp_path, release, capsys):
     assert "\x1b" not in out and "\x07" not in out and "m\\u001b[2J\\u0007" in out
 
 
+@pytest.mark.parametrize("fmt", ["table", "markdown"])
+def test_a_model_name_holding_a_newline_keeps_its_table_row_whole(tmp_path, release, capsys, fmt):
+    runs = tmp_path / "runs"
+    write_run(runs, "m\nfake row | 100.0\t", good_lines())
+    out, _ = cli(capsys, "score", "--bfcl-root", release, "--results", runs, "--bootstrap", "0", "--format", fmt)
+    lines = out.splitlines()
+    assert not any(line.startswith("fake row") for line in lines)  # no row of the model's making
+    rows = [line for line in lines if line.startswith(("m\\nfake row", "| m\\nfake row"))]
+    assert len(rows) == (2 if fmt == "table" else 1) and all("100.0\\t" in row for row in rows)
+
+
 @given(st.text())
 def test_safe_text_always_encodes_and_json_reads_it_back(text):
     made = safe_text(json.dumps({"t": text}, ensure_ascii=False))
@@ -268,6 +279,13 @@ def test_python_text_over_its_bound_is_unread_not_a_hold(tmp_path, release, caps
     model = only_model(score_json(capsys, release, runs)[0])
     assert model["coverage"]["unscored"] == {"ask: unreadable rollout": 1}
     assert model["unread"]["counts"] == {"too_long": 1}
+
+
+@pytest.mark.parametrize("wrap", ["{}", "<tool_call>\n{}\n</tool_call>", "```python\n{}\n```"])
+def test_python_text_over_its_bound_is_too_long_however_it_is_wrapped(wrap):
+    calls = "[" + "mkdir(dir_name='a'), " * (MAX_PYTHON_CHARS // 20) + "]"
+    reading = read_step(wrap.format(calls))
+    assert reading.calls == () and [u.kind for u in reading.unread] == ["too_long"] and reading.unreadable
 
 
 MEMORY_PROBE = """
