@@ -407,6 +407,16 @@ def test_a_score_file_without_a_model_name_is_checked_by_its_ids_and_content(tmp
     assert ("cannot be this run's" in err) is not accepted
 
 
+def test_the_stored_result_is_kept_by_the_fast_decoder():
+    """Checking the content costs no second decoding of the line: msgspec keeps it as JSON text."""
+    from twinbench.adapters.bfcl.lines import _score_fields
+
+    line = json.dumps({"id": "multi_turn_base_0", "error": {"error_type": "x"}, "model_result_raw": [["[ls()]"]],
+                       "model_result": None}).encode()
+    assert _score_fields(line)["model_result"] == b'[["[ls()]"]]'
+    assert "model_result" not in _score_fields(b'{"id": "a", "model_result_raw": null}')
+
+
 # --------------------------------------------------------------------------- generated values
 
 

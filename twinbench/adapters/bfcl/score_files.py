@@ -150,7 +150,8 @@ def read_score_file(path: Path | str) -> ScoreFile:
         error_type = error.get("error_type") if isinstance(error, dict) else value.get("error_type")
         if isinstance(value.get("model_name"), str) and value["model_name"] not in model_names:
             model_names.append(value["model_name"])
-        stored = value.get("model_result_raw", value.get("model_result"))
+        stored = value.get("model_result_raw")
+        stored = value.get("model_result") if stored is None else stored
         del value
         if entry_id in failed:
             if entry_id not in duplicates:
