@@ -171,8 +171,8 @@ def test_python_not_calls(text: str) -> None:
         ),
         ({"name": "f", "arguments": {"xs": [1, 2], "opts": {"k": None}}}, [Call("f", (), kw(xs=[1, 2], opts={"k": None}))]),
         ('```json\n{"name": "cd", "arguments": {"folder": "x"}}\n```', [CD_X]),
-        # a bad element is skipped, the good one kept
-        ([{"name": "cd", "arguments": {"folder": "x"}}, {"name": "ls", "arguments": "[1]"}], [CD_X]),
+        # an element whose arguments cannot be read is still a call of its name, without them
+        ([{"name": "cd", "arguments": {"folder": "x"}}, {"name": "ls", "arguments": "[1]"}], [CD_X, Call("ls")]),
     ],
 )
 def test_json_calls(value: object, expected: list[Call]) -> None:
@@ -189,9 +189,6 @@ def test_json_calls(value: object, expected: list[Call]) -> None:
         "not json at all",
         '{"name": "cd", "arguments": ',
         {"name": "cd"},
-        {"name": "cd", "arguments": None},
-        {"name": "cd", "arguments": "[1, 2]"},
-        {"name": "cd", "arguments": "{'folder': 'x'}"},
         {"name": 3, "arguments": {}},
         {"name": "", "arguments": {}},
         {"name": "Alice Smith", "arguments": {}},
@@ -203,6 +200,20 @@ def test_json_calls(value: object, expected: list[Call]) -> None:
 )
 def test_json_not_calls(value: object) -> None:
     assert parse_json_calls(value) == []
+
+
+@pytest.mark.parametrize("value", [
+    {"name": "cd", "arguments": None},
+    {"name": "cd", "arguments": "[1, 2]"},
+    {"name": "cd", "arguments": "{'folder': 'x'}"},
+    {"name": "cd", "arguments": '{"folder": '},
+    [{"cd": '{"folder": "x"'}],
+])
+def test_a_call_whose_arguments_cannot_be_read_is_a_call_without_them(value: object) -> None:
+    """Never "no call": the model called ``cd``; what it passed is unread, and counted."""
+    reading = read_step(value)
+    assert reading.calls == (Call("cd"),)
+    assert [u.kind for u in reading.unread] == ["call_arguments_unparsed"]
 
 
 # --------------------------------------------------------------------------- native records
@@ -241,7 +252,6 @@ def test_native_record_with_several_keys_is_several_calls() -> None:
         {"engineState": "running"},
         [{"engineState": "running"}],
         {"cd": {"folder": "x"}, "engineState": "running"},  # one key is not a call: a state dump
-        [{"cd": '{"folder": "x"', "ls": "{}"}],
         [{"cd": "not json"}],
         [{"cd": "[1]"}],
         {"function": {"name": "cd", "arguments": {"folder": "x"}}},
@@ -554,11 +564,12 @@ def test_unread_kinds(step: object, kind: str) -> None:
 
 
 def test_unread_beside_calls() -> None:
-    # gpt-oss stores one record per call; a bad record does not hide the good one
+    # gpt-oss stores one record per call; a bad record does not hide the good one (and is a call itself)
     step = [{"wc": '{"file_name": "a", "mode": "l'}, {"wc": '{"file_name": "a", "mode": "c"}'}]
     reading = read_step(step)
-    assert reading.calls == (Call("wc", (), kw(file_name="a", mode="c")),)
+    assert reading.calls == (Call("wc"), Call("wc", (), kw(file_name="a", mode="c")))
     assert [u.kind for u in reading.unread] == ["call_arguments_unparsed"]
+    assert parse_native_records([{"cd": '{"folder": "x"', "ls": "{}"}]) == [Call("cd"), Call("ls")]
     step = [{"cat<|channel|>": '{"file_name": "a"}'}, {"ls": "{}"}]
     assert read_step(step) == StepReading((LS,), (Unread("leaked_template_tokens", "cat<|channel|>"),))
 

@@ -51,12 +51,13 @@ def test_prose_steps_that_bfcl_drops_are_no_difference() -> None:
 
 
 def test_bfcl_failed_whole_step() -> None:
-    # one record with broken arguments beside a good one: BFCL's decoder raises on the step as a whole
+    # one record with broken arguments beside a good one: BFCL's decoder raises on the step as a whole,
+    # twinbench reads both calls (the broken one without its arguments: a call, never "no call")
     raw = [[{"wc": '{"file_name": "a", "mode": "l"}'}],
            [{"wc": '{"file_name": "tail\r\n..."}'}, {"wc": '{"file_name": "a", "mode": "c"}'}]]
     comparison = compare_turn("i", 2, raw, [["wc(file_name='a',mode='l')"]], SUITE)
     assert not comparison.agrees
-    assert comparison.differences == (Difference("i", 2, "bfcl_failed_whole_step", ("wc",), ()),)
+    assert comparison.differences == (Difference("i", 2, "bfcl_failed_whole_step", ("wc", "wc"), ()),)
 
 
 def test_leaked_template_tokens() -> None:
@@ -155,7 +156,7 @@ def test_crosscheck_a_run_folder(run_folder: Path) -> None:
     assert report.differences_by_kind == {"bfcl_failed_whole_step": 1, "leaked_template_tokens": 1}
     assert report.unexplained == ()
     assert set(report.differences_by_kind) <= set(KINDS)
-    assert Difference("multi_turn_miss_func_0", 0, "bfcl_failed_whole_step", ("cd",), ()) in report.differences
+    assert Difference("multi_turn_miss_func_0", 0, "bfcl_failed_whole_step", ("cd", "wc"), ()) in report.differences
 
 
 def test_crosscheck_selects_models_and_skips_runs_without_scores(run_folder: Path, tmp_path_factory) -> None:

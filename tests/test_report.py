@@ -12,6 +12,7 @@ import json
 import os
 import re
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -107,6 +108,66 @@ def test_the_page_is_self_contained_and_deterministic(tmp_path, release):
     for section in ("scores", "charts", "categories", "diagnostics", "pairs"):
         assert f'<section id="{section}">' in text
     assert text.count('<details class="pair"') == 2 and text.count('<svg xmlns') == 2
+
+
+def _policy(page: str) -> dict[str, list[str]]:
+    (content,) = re.findall(r'<meta http-equiv="Content-Security-Policy" content="([^"]*)">', page)
+    return {name: sources for name, *sources in (part.split() for part in content.split(";") if part.strip())}
+
+
+def _digest(text: str) -> str:
+    import base64
+    import hashlib
+
+    return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode() + "'"
+
+
+def test_the_policy_allows_the_pages_own_script_and_style_and_nothing_inline_else(tmp_path, release):
+    """A hash of exactly the page's own script (and style): an injected one would not run."""
+    page = make_report(release, tmp_path / "r.html", "--results", str(two_models(tmp_path))).read_text()
+    policy = _policy(page)
+    (script,) = re.findall(r"<script>(.*?)</script>", page, re.S)
+    (style,) = re.findall(r"<style>(.*?)</style>", page, re.S)
+    assert policy["script-src"] == [_digest(script)] and policy["style-src"] == [_digest(style)]
+    assert "'unsafe-inline'" not in " ".join(sum(policy.values(), []))
+    assert policy["default-src"] == ["'none'"] and policy["base-uri"] == ["'none'"]
+
+
+FAKE_DOM = """
+const fs = require("fs");
+const [script, hash] = process.argv.slice(2);
+function element(tag) {
+  return {tagName: tag, value: "", open: false, hidden: false, textContent: "", addEventListener() {},
+          getAttribute() { return ""; }, querySelectorAll() { return []; }, classList: {contains() { return false; }}};
+}
+const pair = element("DETAILS");
+const byId = {"f-model": element("SELECT"), "f-category": element("SELECT"), "f-outcome": element("SELECT"),
+              "f-count": element("SPAN"), "f-open": element("BUTTON"), "f-close": element("BUTTON"),
+              "multi_turn_miss_param_0": pair, "%": pair};
+global.document = {getElementById: (id) => byId[id] || null,
+                   querySelectorAll: (selector) => (selector === "details.pair" ? [pair] : [])};
+global.location = {hash: hash};
+new Function(fs.readFileSync(script, "utf8"))();
+console.log(JSON.stringify({count: byId["f-count"].textContent, open: pair.open}));
+"""
+
+
+@pytest.mark.parametrize("fragment, opened", [("#%", True), ("#%E0%A4%A", False), ("#multi_turn_miss_param_0", True),
+                                               ("#multi%5Fturn%5Fmiss%5Fparam%5F0", True), ("", False)])
+def test_any_fragment_leaves_the_page_working(tmp_path, release, fragment, opened):
+    """The page's own script, run by node on a stand-in for the document: an address ending in a
+    fragment that is no valid escape (report.html#%) still gets its filters and its pair count."""
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("no node to run the page's script with (apt-get install nodejs)")
+    page = make_report(release, tmp_path / "r.html", "--results", str(two_models(tmp_path))).read_text()
+    (script,) = re.findall(r"<script>(.*?)</script>", page, re.S)
+    (tmp_path / "page.js").write_text(script)
+    (tmp_path / "dom.js").write_text(FAKE_DOM)
+    done = subprocess.run([node, str(tmp_path / "dom.js"), str(tmp_path / "page.js"), fragment],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == {"count": "0 of 1 pairs shown", "open": opened}
 
 
 def test_without_results_it_renders_the_reference_policies(tmp_path, release, capsys):
@@ -226,6 +287,25 @@ def test_report_in_a_headless_browser(tmp_path, release, browser):
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     keep(shot, "report-tiny.png")
     assert browser.console_errors() == []
+
+
+def test_a_fragment_that_is_no_escape_in_a_headless_browser(tmp_path, release, browser):
+    page = make_report(release, tmp_path / "report.html", "--results", str(two_models(tmp_path)))
+    browser.call("Page.navigate", {"url": page.resolve().as_uri() + "#%"})
+    browser.wait_for("Page.loadEventFired")
+    assert browser.console_errors() == []  # it threw URIError, and the pair count never showed
+    assert browser.evaluate("document.getElementById('f-count').textContent") == "2 of 2 pairs shown"
+
+
+def test_the_policy_stops_a_script_that_is_not_the_pages_own(tmp_path, release, browser):
+    """Were a script ever to reach the page, the browser would refuse to run it (the hash does not match)."""
+    page = make_report(release, tmp_path / "report.html", "--results", str(two_models(tmp_path)))
+    tampered = tmp_path / "tampered.html"
+    tampered.write_text(page.read_text().replace("<main>", "<main><script>window.__injected = 1;</script>", 1))
+    browser.open(tampered)
+    assert browser.evaluate("window.__injected === undefined")
+    assert any("Content Security Policy" in e for e in browser.console_errors())
+    assert browser.evaluate("document.getElementById('f-count').textContent") == "2 of 2 pairs shown"
 
 
 @pytest.mark.shared

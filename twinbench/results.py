@@ -197,7 +197,7 @@ class Ranking:
 
 @attrs.frozen
 class Unread:
-    """What a run left unread: steps that looked like a call but gave none, per kind, with examples.
+    """What a run left unread: what its steps held that was not read as a call, per kind, with examples.
 
     ``counts`` covers every step the reader parsed; the kind ``name_not_on_tool_list`` counts
     the calls on the scored pairs' anchor turns whose name is on neither side's tool list.

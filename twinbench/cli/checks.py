@@ -6,8 +6,10 @@ import argparse
 from collections.abc import Sequence
 from pathlib import Path
 
+from twinbench.contract.adapter import Adapter
 from twinbench.errors import TwinbenchError
 from twinbench.options import DiscoveryOptions, ScoreOptions
+from twinbench.render import output
 
 
 class UsageError(TwinbenchError):
@@ -27,14 +29,43 @@ def score_options(args: argparse.Namespace):
 
 
 def check_outputs(*options: tuple[str, Path | None]) -> None:
-    """Two output options naming one file would overwrite each other."""
-    given = [(name, Path(path)) for name, path in options if path is not None]
-    for i, (name, path) in enumerate(given):
-        for other, other_path in given[i + 1:]:
-            if path.resolve() == other_path.resolve():
-                raise UsageError(f"{name} and {other} name the same file ({path}); give each its own")
-        if path.is_dir():
-            raise UsageError(f"{name} {path} is a folder; give a file name")
+    """Two output options naming one file (by name or by link) would overwrite each other; a folder is no file."""
+    output.guard((), options)
+
+
+#: the options that name result trees, with the options naming their official verdicts (per command)
+_TREES = (("results", "scores"), ("baseline", "baseline_scores"), ("treatment", "treatment_scores"))
+
+
+def command_inputs(args: argparse.Namespace, adapter: Adapter | None = None) -> list[tuple[str, Path]]:
+    """Every file the command reads, with the option that named it: ``--input``, the adapter's data,
+    and every file of the runs under the result trees (result files and the verdicts beside them)."""
+    inputs: list[tuple[str, Path]] = []
+    if getattr(args, "input", None) is not None:
+        inputs.append(("--input", Path(args.input)))
+    if adapter is None:
+        return inputs
+    inputs.extend(adapter.input_files())
+    for trees, scores in _TREES:
+        paths = getattr(args, trees, None)
+        if not paths:
+            continue
+        paths = [Path(p) for p in ([paths] if isinstance(paths, (str, Path)) else paths)]
+        option = "--" + trees.replace("_", "-")
+        try:
+            reader = adapter.reader()
+            runs = reader.find(paths, (), getattr(args, scores, None)).runs
+        except TwinbenchError:  # the command says what is wrong with them, before it writes anything
+            continue
+        for run in runs:
+            inputs.extend((option, source) for source in reader.sources(run))
+    return inputs
+
+
+def guard_outputs(args: argparse.Namespace, adapter: Adapter | None, *outputs: tuple[str, Path | None]) -> None:
+    """Refuse, before any work, an output that is one of the command's inputs or another output's file;
+    every later write of the command checks against the same inputs (see :mod:`twinbench.render.output`)."""
+    output.guard(command_inputs(args, adapter), outputs)
 
 
 def folder(value: str) -> Path:

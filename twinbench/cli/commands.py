@@ -17,6 +17,7 @@ from twinbench.cli.checks import (
     check_paths,
     check_statistics,
     discovery_options,
+    guard_outputs,
     score_options,
     skipped_text,
 )
@@ -25,6 +26,7 @@ from twinbench.render import output, tables
 
 
 def cmd_adapters(args: argparse.Namespace, adapter_cls: type[Adapter] | None) -> int:
+    check_outputs(("--output", args.output))
     infos = registry.available()
     if args.format == "json":
         text = tables.json_text([{"name": i.name, "target": i.target, "origin": i.origin,
@@ -43,6 +45,7 @@ def cmd_pairs(args: argparse.Namespace, adapter_cls: type[Adapter]) -> int:
     from twinbench.render.pairs import render_pairs
 
     adapter = adapter_cls.from_args(args)
+    guard_outputs(args, adapter, ("--output", args.output))
     replayer = adapter.sandbox() if args.replay else None
     manifest = discover_for(adapter, discovery_options(args))
     noop = None if replayer is None else {p.ask_id: replayer.reference_noop(p) for p in manifest.pairs}
@@ -56,15 +59,15 @@ def cmd_score(args: argparse.Namespace, adapter_cls: type[Adapter]) -> int:
 
     check_statistics(args)
     check_paths("--results", args.results)
-    check_outputs(("--output", args.output), ("--per-item", args.per_item))
     if not 0 <= args.min_coverage <= 1:
         raise UsageError("--min-coverage is a share between 0 and 1 (default 0.9)")
     if not args.results and (args.model or args.scores):
         raise UsageError("--model and --scores need --results")
     adapter = adapter_cls.from_args(args)
+    if args.explain and args.results:
+        raise UsageError("--explain shows the columns on the reference policies; leave out --results")
+    guard_outputs(args, adapter, ("--output", args.output), ("--per-item", args.per_item))
     if args.explain:
-        if args.results:
-            raise UsageError("--explain shows the columns on the reference policies; leave out --results")
         from twinbench.render.score import explain_text
 
         scores, _ = score(adapter, (), population=discovery_options(args), n_boot=0)
@@ -75,7 +78,7 @@ def cmd_score(args: argparse.Namespace, adapter_cls: type[Adapter]) -> int:
                                args.min_coverage, all_turns=args.all_turns, replay=args.replay,
                                diagnostics=args.diagnostics, fresh=args.fresh)
     for line in scores.warnings:
-        print(f"twinbench: {line}", file=sys.stderr)
+        output.warn(line)
     if args.per_item:
         output.emit(per_item_csv(evaluation), args.per_item, "--per-item")
     output.emit(render_score(scores, args.format, wide=args.wide), args.output)
@@ -90,9 +93,10 @@ def cmd_replay(args: argparse.Namespace, adapter_cls: type[Adapter]) -> int:
     if not args.results:
         raise UsageError("replay needs --results DIR (a result folder written by the leaderboard's harness)")
     adapter = adapter_cls.from_args(args)
+    guard_outputs(args, adapter, ("--output", args.output))
     summary = replay_runs(adapter, [Path(p) for p in args.results], args.model, args.scores)
     for line in summary.warnings:
-        print(f"twinbench: {line}", file=sys.stderr)
+        output.warn(line)
     output.emit(render_replay(summary, args.format), args.output)
     return 0
 
@@ -103,19 +107,19 @@ def cmd_report(args: argparse.Namespace, adapter_cls: type[Adapter]) -> int:
 
     check_statistics(args)
     check_paths("--results", args.results)
-    check_outputs(("--output", args.output))
     if not args.results and (args.model or args.scores):
         raise UsageError("--model and --scores need --results")
     adapter = adapter_cls.from_args(args)
+    guard_outputs(args, adapter, ("--output", args.output))
     scores, evaluation = score(adapter, [Path(p) for p in args.results], args.model, args.scores,
                                discovery_options(args), n_boot=args.bootstrap, seed=args.seed, diagnostics=True)
     for line in scores.warnings:
-        print(f"twinbench: {line}", file=sys.stderr)
+        output.warn(line)
     page = build_page(scores, evaluation, args.title)
     output.emit(page, args.output)
     pairs = sum(len(m.decisions) for m in evaluation.runs)
     print(f"report written to {args.output}: {len(scores.models)} models, {pairs} pair decisions, "
-          f"{len(page.encode('utf-8')) / 1024:.0f} KiB", file=sys.stderr)
+          f"{Path(args.output).stat().st_size / 1024:.0f} KiB", file=sys.stderr)
     return 0
 
 
@@ -126,8 +130,8 @@ def cmd_compare(args: argparse.Namespace, adapter_cls: type[Adapter]) -> int:
     check_statistics(args)
     check_paths("--baseline", [args.baseline])
     check_paths("--treatment", [args.treatment])
-    check_outputs(("--output", args.output))
     adapter = adapter_cls.from_args(args)
+    guard_outputs(args, adapter, ("--output", args.output))
     reader = adapter.reader()
     base = reader.find([Path(args.baseline)], (), args.baseline_scores)
     treat = reader.find([Path(args.treatment)], (), args.treatment_scores)
@@ -143,7 +147,7 @@ def cmd_compare(args: argparse.Namespace, adapter_cls: type[Adapter]) -> int:
     found = [*(f"baseline {w}" for w in base.warnings), *(f"treatment {w}" for w in treat.warnings)]
     comparison = compare_report(results, options, args.bootstrap, args.seed, found, unpaired)
     for line in comparison.warnings:
-        print(f"twinbench: {line}", file=sys.stderr)
+        output.warn(line)
     output.emit(render_compare(comparison, args.format), args.output)
     return 0
 
@@ -153,6 +157,7 @@ def cmd_plot(args: argparse.Namespace, adapter_cls: type[Adapter] | None) -> int
 
     from twinbench.render.svg import PlotError, render_svg
 
+    guard_outputs(args, None, ("--output", args.output))
     try:
         summary = json.loads(Path(args.input).read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -176,9 +181,10 @@ def cmd_build(args: argparse.Namespace, adapter_cls: type[Adapter]) -> int:
     from twinbench.discovery import discover_for
 
     adapter = adapter_cls.from_args(args)
+    guard_outputs(args, adapter)
     manifest = discover_for(adapter, discovery_options(args))
     for line in adapter.data_warnings():
-        print(f"twinbench: {line}", file=sys.stderr)
+        output.warn(line)
     paths = adapter.write_suite(manifest, args.out)
     print(f"{len(manifest.scored)} pairs ({2 * len(manifest.scored)} items) written:")
     for path in paths:
@@ -203,6 +209,7 @@ def cmd_perturb(args: argparse.Namespace, adapter_cls: type[Adapter]) -> int:
 def cmd_calls(args: argparse.Namespace, adapter_cls: type[Adapter]) -> int:
     check_paths("--results", args.results)
     adapter = adapter_cls.from_args(args)
+    guard_outputs(args, adapter, ("--output", args.output))
     check = adapter.reader().check_reading([Path(p) for p in args.results], tuple(args.model))
     output.emit(tables.json_text(check.to_json()) if args.format == "json" else check.render(), args.output)
     return 1 if check.unexplained else 0
@@ -223,5 +230,6 @@ def cmd_functions(args: argparse.Namespace, adapter_cls: type[Adapter]) -> int:
     from twinbench.render.functions import render_functions
 
     adapter = adapter_cls.from_args(args)
+    guard_outputs(args, adapter, ("--output", args.output))
     output.emit(render_functions(adapter.name, adapter.rule(), args.format), args.output)
     return 0

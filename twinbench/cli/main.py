@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from twinbench.adapters import registry
 from twinbench.cli.parser import DEFAULT_ADAPTER, build_parser
 from twinbench.errors import AdapterError, TwinbenchError
+from twinbench.render.output import safe_text, session
 
 
 def _adapter_name(argv: Sequence[str]) -> str:
@@ -32,7 +33,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser(adapter_cls)
     args = parser.parse_args(argv)
     try:
-        return int(args.func(args, adapter_cls) or 0)
+        with session():  # every output of the command is checked against its inputs
+            return int(args.func(args, adapter_cls) or 0)
     except BrokenPipeError:  # the reader went away (e.g. `| head`): not an error
         import os
 
@@ -41,8 +43,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         except (OSError, ValueError, AttributeError):
             pass
         return 0
-    except (TwinbenchError, OSError) as exc:
-        print(f"twinbench: error: {exc}", file=sys.stderr)
+    except (TwinbenchError, OSError) as exc:  # a message may quote the input: made safe
+        print(f"twinbench: error: {safe_text(str(exc))}", file=sys.stderr)
         return 2
     except MemoryError:
         print("twinbench: error: out of memory (is --bootstrap very large?)", file=sys.stderr)

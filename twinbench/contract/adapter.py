@@ -143,6 +143,14 @@ class Adapter(abc.ABC):
         """Problems found in the leaderboard's own data (items left out, and why)."""
         return ()
 
+    def input_files(self) -> Sequence[tuple[str, Path]]:
+        """The data files this adapter reads, each with the option (or source) that named it.
+
+        No command writes an output over one of them (nor over a file of the runs it reads, see
+        :meth:`RunReader.sources`); the default, none, protects nothing beyond the runs.
+        """
+        return ()
+
     def cache_key(self) -> str | None:
         """A content hash of everything the items, the rule and the reader depend on, or ``None``.
 

@@ -97,6 +97,13 @@ def decide(
             c.name for c in ask_raw if rule.tool_of(c.name, ask_tools) is None)
         act_attempts = attempts(act_calls, act_item, pair.act_anchor_turn, rule, count_login)
         ask_attempts = attempts(ask_calls, ask_item, pair.anchor_turn, rule, count_login)
+        unread = [(side, why) for side, roll, turn, found in (("act", act_roll, pair.act_anchor_turn, act_attempts),
+                                                              ("ask", ask_roll, pair.anchor_turn, ask_attempts))
+                  if not found and (why := roll.unread_on(turn)) is not None]
+        if unread:  # a step of the anchor turn not read at all, and no attempt beside it: undecided
+            out.append(PairDecision(**common, scored=False, missing="; ".join(f"{side}: {UNREADABLE}" for side, _ in unread),
+                                    missing_detail=" | ".join(f"{side}: {why}" for side, why in unread)))
+            continue
         held = not ask_attempts
         independent = set(pair.certification.independent)
         credited = held or (pair.certification.compound and all(c.name in independent for c in ask_attempts))
@@ -131,4 +138,5 @@ def anchor_attempt(
     if unavailable(rollout) is not None:
         return None
     tools = tuple(item.turns[anchor].tools) + tuple(extra_tools)
-    return bool(attempts(valid_calls(rollout.calls_on(anchor) or (), tools, rule), item, anchor, rule, count_login))
+    found = bool(attempts(valid_calls(rollout.calls_on(anchor) or (), tools, rule), item, anchor, rule, count_login))
+    return None if not found and rollout.unread_on(anchor) is not None else found

@@ -30,6 +30,9 @@ class Rollout:
     #: per turn, per step, the natural-language text of a step that gave no call ("" for none);
     #: empty when the reader keeps no text (see :func:`twinbench.calls.step_text`)
     texts: tuple[tuple[str, ...], ...] = ()
+    #: ``(turn, why)`` for each turn holding a step that could not be read at all (too long): a
+    #: decision on that turn without an attempt read elsewhere on it is unscored, never a hold
+    unread_steps: tuple[tuple[int, str], ...] = ()
 
     def calls_on(self, turn: int) -> tuple[Call, ...] | None:
         """All calls of one turn; ``()`` when the rollout ended before it; ``None`` on error.
@@ -45,6 +48,10 @@ class Rollout:
         if steps is None:
             raise LookupError(f"turn {turn} of {self.item_id} was not read")
         return tuple(call for step in steps for call in step)
+
+    def unread_on(self, turn: int) -> str | None:
+        """Why a step of this turn could not be read at all, or ``None``."""
+        return next((why for t, why in self.unread_steps if t == turn), None)
 
     def ended_before(self, turn: int) -> bool:
         return self.turns is not None and turn >= len(self.turns)

@@ -33,7 +33,12 @@ Conventions shared by all parsers:
 * Argument values keep their natural Python types (``list``, ``dict``, ...), so a
   ``Call`` holding such a value compares equal across shapes but is not hashable.
 * Empty argument strings (``""``) mean "no arguments".
-* Strings longer than :data:`MAX_TEXT_CHARS` are not parsed (``[]``).
+* Strings longer than :data:`MAX_TEXT_CHARS`, and python-style call text longer than
+  :data:`MAX_PYTHON_CHARS`, are not parsed (``[]``); :func:`read_step` reports them as
+  ``too_long``, and a reader leaves such a rollout unscored (:func:`read_turns`).
+* A call whose arguments cannot be read (not an object, nested deeper than
+  :data:`MAX_ARGUMENT_DEPTH` levels, an integer too long to print) is still a call, without its
+  arguments, and :func:`read_step` reports it as ``call_arguments_unparsed``: never "no call".
 * Prose never produces a call. A call written *inside* prose (after words) is not
   read either; :func:`read_step` reports it as ``call_in_prose``.
 * A call record whose name is not a name (template tokens such as
@@ -56,6 +61,8 @@ from __future__ import annotations
 
 from twinbench.reading.found import (
     EXCERPT_CHARS,
+    MAX_ARGUMENT_DEPTH,
+    MAX_PYTHON_CHARS,
     MAX_TEXT_CHARS,
     TEXT_KEPT_CHARS,
     UNREAD_KINDS,
@@ -71,6 +78,7 @@ from twinbench.reading.step import (
     Parser,
     parse_step,
     read_step,
+    read_turns,
     step_text,
     texts_of,
 )
@@ -79,6 +87,8 @@ from twinbench.reading.tagged import parse_tool_call_blocks
 __all__ = [
     "DEFAULT_PARSERS",
     "EXCERPT_CHARS",
+    "MAX_ARGUMENT_DEPTH",
+    "MAX_PYTHON_CHARS",
     "MAX_TEXT_CHARS",
     "TEXT_KEPT_CHARS",
     "UNREAD_KINDS",
@@ -93,6 +103,7 @@ __all__ = [
     "parse_step",
     "parse_tool_call_blocks",
     "read_step",
+    "read_turns",
     "step_text",
     "texts_of",
 ]

@@ -7,7 +7,7 @@ import re
 from typing import Any
 
 from twinbench.model import Call
-from twinbench.reading.found import _Found
+from twinbench.reading.found import MAX_PYTHON_CHARS, _Found
 from twinbench.reading.json_calls import _flatten, _json_values, _read_decoded
 from twinbench.reading.model_formats import _IDENTIFIER, _glm_call
 from twinbench.reading.python_calls import (
@@ -44,11 +44,12 @@ def _read_code(s: str, found: _Found) -> str:
     if "\n" in s and _IDENTIFIER.match(s) and _glm_call(s, found):
         return _READ
     if first in "[{(" or _PY_CALL_START.match(s):
-        python = _python_reading(s, literals=first in "[{")
+        python = _python_reading(s, literals=first in "[{")  # None too when too long to parse
         if python is not None:
             for value in python:
                 if isinstance(value, list) and all(isinstance(c, Call) for c in value):
-                    found.calls.extend(value)
+                    for call in value:
+                        found.add(call)
                 else:
                     _read_decoded(value, found)
             return _READ
@@ -61,6 +62,9 @@ def _read_code(s: str, found: _Found) -> str:
             found.miss("json_call_unparsed", rest)
         if len(found.calls) > calls_before or len(found.unread) > unread_before:
             return _READ
+    if len(s) > MAX_PYTHON_CHARS and (_PY_CALL_START.match(s) or (first in "[{" and _CALL_KEY.search(s))):
+        found.miss("too_long", s)  # calls too long to parse: unread, and the rollout unscored
+        return _FAILED
     if first in "[{" and _CALL_KEY.search(s):
         found.miss("json_call_unparsed", s)
         return _FAILED

@@ -13,10 +13,8 @@ from twinbench.reading.found import (
     _NAME,
     _TEMPLATE_TOKEN,
     _bad_name_kind,
-    _excerpt,
     _Found,
     _is_name,
-    call_from_mapping,
 )
 from twinbench.reading.python_calls import _python_reading
 from twinbench.reading.text import _usable_text
@@ -135,12 +133,9 @@ def _named_call(obj: Mapping[str, Any], name_key: str, found: _Found) -> None:
         found.miss(_bad_name_kind(name), name)
         return
     arguments = _decode_arguments(raw)
-    if arguments is None:
-        found.miss("call_arguments_unparsed", f"{name}: {_excerpt(raw)}")
+    if arguments is not None and _looks_like_schema(arguments):
         return
-    if _looks_like_schema(arguments):
-        return
-    found.calls.append(call_from_mapping(name, arguments))
+    found.add_named(name, arguments, raw)  # arguments that cannot be read: still a call, noted
 
 
 def _call_object(obj: Mapping[str, Any], found: _Found, depth: int = 0) -> bool:
@@ -181,7 +176,7 @@ def _native_record(record: Mapping[str, Any], found: _Found) -> None:
                 if type(key) is not str:
                     break
             else:
-                found.calls.append(Call(name, (), tuple(raw.items())))
+                found.add(Call(name, (), tuple(raw.items())))
                 return
     items = list(record.items())
     for key, _ in items:
@@ -192,7 +187,6 @@ def _native_record(record: Mapping[str, Any], found: _Found) -> None:
         if not _looks_like_arguments(raw):
             meant = False
             break
-    calls: list[Call] = []
     problems = _Found()
     for name, raw in items:
         if not _is_name(name):
@@ -201,14 +195,12 @@ def _native_record(record: Mapping[str, Any], found: _Found) -> None:
                 problems.miss(_bad_name_kind(name), name)
             continue
         arguments = _decode_arguments(raw)
-        if arguments is None:
-            if meant:
-                problems.miss("call_arguments_unparsed", f"{name}: {_excerpt(raw)}")
+        if arguments is None and not meant:
             continue
-        calls.append(call_from_mapping(name, arguments))
-    if len(calls) == len(items):
-        found.calls.extend(calls)
-    found.unread.extend(problems.unread)
+        problems.add_named(name, arguments, raw)  # meant as a call: arguments that cannot be read still call
+    if len(problems.calls) < len(items):
+        problems.calls.clear()  # one key that is not a call makes the record something else
+    found.take(problems)
 
 
 def _read_element(element: Any, found: _Found, native: bool = True, objects: bool = True) -> None:

@@ -44,7 +44,7 @@ def _glm_call(s: str, found: _Found) -> bool:
         return False
     if not isinstance(arguments, _MAPPING) or not all(isinstance(k, str) for k in arguments):
         return False
-    found.calls.append(call_from_mapping(head, arguments))
+    found.add(call_from_mapping(head, arguments))
     return True
 
 
@@ -165,4 +165,4 @@ def _read_gemma_call(body: str, found: _Found) -> None:
     except _GemmaError:
         found.miss("tool_call_block_not_json", s)
         return
-    found.calls.append(call_from_mapping(name, arguments))
+    found.add(call_from_mapping(name, arguments))

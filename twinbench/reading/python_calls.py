@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from twinbench.model import Call
-from twinbench.reading.found import _BARE_NAMES
+from twinbench.reading.found import _BARE_NAMES, MAX_PYTHON_CHARS
 from twinbench.reading.text import _usable_text
 
 # Text that starts like python calls: ``cd(``, ``[cd(``, ``(cd(``, or a bracketed name ``[get_time]``.
@@ -188,7 +188,10 @@ def _gc_paused() -> Iterator[None]:
 
 
 def _python_reading(s: str, literals: bool) -> list[Any] | None:
-    """Statement values of ``s`` (see :func:`_statement_values`) under its bracket variants."""
+    """Statement values of ``s`` (see :func:`_statement_values`) under its bracket variants;
+    ``None`` for a text longer than :data:`MAX_PYTHON_CHARS` (its syntax tree would cost too much)."""
+    if len(s) > MAX_PYTHON_CHARS:
+        return None
     with _gc_paused() if len(s) > _GC_PAUSE_CHARS else contextlib.nullcontext():
         for variant in _bracket_variants(s):
             statements = _parse_module(variant)

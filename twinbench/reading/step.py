@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Container, Sequence
 from typing import Any
 
 from twinbench.model import Call
@@ -13,6 +13,7 @@ from twinbench.reading.found import (
     MAX_TEXT_CHARS,
     TEXT_KEPT_CHARS,
     StepReading,
+    UnreadTally,
     _Found,
 )
 from twinbench.reading.json_calls import (
@@ -75,6 +76,28 @@ def read_step(step: Any) -> StepReading:
     except Exception:  # a bug or an exotic value: what was read so far stands
         pass
     return StepReading(tuple(found.calls), tuple(found.unread))
+
+
+def read_turns(steps: Sequence[Sequence[Any]], tally: UnreadTally, where: str, wanted: Container[int] | None = None,
+               ) -> tuple[tuple[tuple[tuple[Call, ...], ...] | None, ...], tuple[tuple[int, str], ...]]:
+    """Each turn's steps read into calls (``None`` for a turn not in ``wanted``), every reading
+    added to ``tally`` (examples named ``"<where> turn <t>"``), and ``(turn, why)`` for each turn
+    holding a step that could not be read at all (too long): what ``Rollout.unread_steps`` holds."""
+    turns: list[tuple[tuple[Call, ...], ...] | None] = []
+    unread: list[tuple[int, str]] = []
+    for t, turn in enumerate(steps):
+        if wanted is not None and t not in wanted:
+            turns.append(None)
+            continue
+        calls = []
+        for step in turn:
+            reading = tally.add(read_step(step), f"{where} turn {t}")
+            if reading.unreadable is not None and not any(u == t for u, _ in unread):
+                size = f" of {len(step):,} characters" if isinstance(step, str) else ""
+                unread.append((t, f"a step{size} on turn {t} is too long to read"))
+            calls.append(reading.calls)
+        turns.append(tuple(calls))
+    return tuple(turns), tuple(unread)
 
 
 def step_text(step: Any, depth: int = 0) -> str:

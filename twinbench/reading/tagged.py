@@ -10,6 +10,7 @@ from twinbench.reading.code import _READ, _read_code
 from twinbench.reading.found import (
     _MAPPING,
     MAX_TEXT_CHARS,
+    WHOLE_STEP_KINDS,
     _bad_name_kind,
     _Found,
     _is_name,
@@ -41,7 +42,7 @@ def _read_block_body(body: str, found: _Found, granite: bool = False) -> None:
         inner.calls = [call for call in inner.calls if call.name != _NO_FUNCTION]
         if status == _READ and not inner.calls and _NO_FUNCTION in s:
             return
-    if status == _READ:
+    if status == _READ or any(u.kind in WHOLE_STEP_KINDS for u in inner.unread):  # read, or too long to read
         found.take(inner)
     else:
         found.miss("tool_call_block_not_json", s)
@@ -67,7 +68,7 @@ def _read_function_tag(name: str, body: str, found: _Found) -> None:
     if arguments is None:
         found.miss("tool_call_block_not_json", f"<function={name}>{s}")
         return
-    found.calls.append(call_from_mapping(name, arguments))
+    found.add(call_from_mapping(name, arguments))
 
 
 def _read_tagged(s: str, found: _Found) -> bool:

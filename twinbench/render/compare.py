@@ -66,7 +66,7 @@ def render_compare(summary: CompareReport, fmt: str) -> str:
             notes.append(f"{m.model}: {m.pairs_unscored_in_either_arm} of {m.population} pairs unscored in "
                          "at least one arm (missing or error entries)")
     if fmt == "markdown":
-        return tables.markdown_table(headers, rows) + "\n\n" + "\n".join(f"- {n}" for n in notes) + "\n"
+        return tables.markdown_table(headers, rows) + "\n\n" + tables.bullets(notes) + "\n"
     right = [False, False] + [True] * 6 + [False]
     return tables.table(headers, rows, right) + "\n\n" + "\n".join(notes) + "\n"
 

@@ -274,6 +274,20 @@ def _charts(summary: ScoreReport) -> list[tuple[str, object | None, str]]:
     return out
 
 
+def _inline(env, name: str) -> tuple[object, str]:
+    """A file of ``templates/`` to inline as the page's own style or script, and its CSP source
+    (``sha256-...`` of exactly the text between the tags): the policy allows that text and nothing
+    else, so no injected script or style could run even if one reached the page."""
+    import base64
+    import hashlib
+
+    from markupsafe import Markup
+
+    text = "\n" + env.loader.get_source(env, name)[0]
+    digest = base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii")
+    return Markup(text), f"sha256-{digest}"
+
+
 def build_page(summary: ScoreReport, evaluation: Evaluation, title: str | None = None,
                replays: Mapping[tuple[str, str], str] | None = None) -> str:
     """The report page of a scored evaluation (``summary`` made with diagnostics) as HTML text."""
@@ -287,7 +301,10 @@ def build_page(summary: ScoreReport, evaluation: Evaluation, title: str | None =
     if summary.embedded_default:
         notes.append(f"report on your own runs: twinbench report --adapter {summary.adapter} {summary.results_usage} "
                      "--output report.html")
+    style, style_hash = _inline(env, "report.css")
+    script, script_hash = _inline(env, "report.js")
     page = env.get_template("report.html.j2").render(
+        style=style, style_hash=style_hash, script=script, script_hash=script_hash,
         title=title or ("twinbench report: reference policies" if summary.embedded_default else "twinbench report"),
         version=__version__,
         summary=summary,

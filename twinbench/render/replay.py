@@ -48,6 +48,6 @@ def render_replay(summary: ReplayReport, fmt: str) -> str:
                  "equals the replayed reference state; every official pass must be state-equal (agreement 100%)")
     if fmt == "markdown":
         return (tables.markdown_table(list(REPLAY_CHECK_HEADERS), rows) + "\n\n"
-                + "\n".join(f"- {n}" for n in notes) + "\n")
+                + tables.bullets(notes) + "\n")
     return (tables.table(list(REPLAY_CHECK_HEADERS), rows, [False, False] + [True] * 6) + "\n\n"
             + "\n".join(tables.wrap(notes)) + "\n")

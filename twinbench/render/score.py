@@ -331,7 +331,7 @@ def _diagnostics_text(summary: ScoreReport, fmt: str) -> str:
     lines = diagnostic_notes(summary) + list(DIAGNOSTICS_LEGEND)
     if fmt == "markdown":
         return ("**diagnostics** (on the pairs each model's scores count)\n\n" + "\n\n".join(blocks) + "\n\n"
-                + "\n".join(f"- {n}" for n in lines) + "\n")
+                + tables.bullets(lines) + "\n")
     return ("diagnostics (on the pairs each model's scores count)\n\n" + "\n\n".join(blocks) + "\n\n"
             + "\n".join(tables.wrap(lines)) + "\n")
 
@@ -361,8 +361,8 @@ def render_score(summary: ScoreReport, fmt: str, wide: bool = False) -> str:
     diagnostics = _diagnostics_text(summary, fmt)
     diagnostics = "\n" + diagnostics if diagnostics else ""
     if fmt == "markdown":
-        return ("\n\n".join(blocks) + "\n\n" + "\n".join(f"- {n}" for n in notes + hint) + "\n\n"
-                + "\n".join(f"- {n}" for n in legend_lines) + "\n" + diagnostics)
+        return ("\n\n".join(blocks) + "\n\n" + tables.bullets(notes + hint) + "\n\n"
+                + tables.bullets(legend_lines) + "\n" + diagnostics)
     if wide:
         return "\n\n".join(blocks) + "\n\n" + "\n".join(notes + hint) + "\n" + diagnostics
     return ("\n\n".join(blocks) + "\n\n" + "\n".join(tables.wrap(notes)) + "\n\n" + "\n".join(tables.wrap(legend_lines))

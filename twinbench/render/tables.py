@@ -25,7 +25,10 @@ def _cell(value: Any) -> str:
         return " ".join(_cell(v) for v in value) if value else "-"
     if isinstance(value, bool):
         return "yes" if value else "no"
-    return str(value)
+    return one_line(str(value))  # a cell is one line, whatever a model's folder name holds
+
+
+_CELL_ESCAPES = str.maketrans({"\n": "\\n", "\r": "\\r", "\t": "\\t"})
 
 
 def table(headers: Sequence[str], rows: Iterable[Sequence[Any]], align_right: Sequence[bool] | None = None) -> str:
@@ -94,6 +97,16 @@ def pct(value: float | None, digits: int = 1) -> float | None:
 
 #: the terminal width every text output is wrapped to
 NARROW_WIDTH = 100
+
+
+def one_line(text: str) -> str:
+    """``text`` with any newline, return or tab shown escaped: a cell, a note or a list item stays one line."""
+    return text.translate(_CELL_ESCAPES) if any(c in text for c in "\n\r\t") else text
+
+
+def bullets(lines: Sequence[str]) -> str:
+    """Markdown list items, one line each (a note may quote a model's name)."""
+    return "\n".join(f"- {one_line(line)}" for line in lines)
 
 
 def wrap(lines: Sequence[str], width: int = NARROW_WIDTH) -> list[str]:

@@ -117,6 +117,13 @@ class BFCLAdapter(Adapter):
     def data_warnings(self) -> Sequence[str]:
         return self.data.problems
 
+    def input_files(self) -> Sequence[tuple[str, Path]]:
+        """The release's question and answer files, the data every item is read from."""
+        rel = self.release
+        source = "--bfcl-root" if self.bfcl_root is not None else f"the bfcl-eval {rel.release} release"
+        return tuple((source, path) for category in dataset.CATEGORIES
+                     for path in (rel.question_file(category), rel.answer_file(category)))
+
     @functools.cached_property
     def _items(self) -> tuple[Item, ...]:
         from twinbench import cache

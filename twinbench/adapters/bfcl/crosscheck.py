@@ -239,7 +239,7 @@ def _decoded_lines(path: Path) -> Iterator[tuple[str, Any]]:
                 continue
             try:
                 value = json.loads(raw)
-            except ValueError:
+            except (ValueError, RecursionError):  # too deep, an integer too long: not JSON twinbench reads
                 continue  # read_score_file reports unusable lines
             if not isinstance(value, dict) or not isinstance(value.get("id"), str):
                 continue

@@ -74,6 +74,9 @@ class _ScoreLine(msgspec.Struct):
     error: _ScoreError | None = None
     error_type: Any = None
     model_name: Any = None
+    # the result BFCL scored, kept as JSON text to check against (a Raw cannot be in a union: empty when absent)
+    model_result: msgspec.Raw = msgspec.Raw()
+    model_result_raw: msgspec.Raw = msgspec.Raw()
 
 
 _UNSET = object()
@@ -113,6 +116,10 @@ def _score_fields(line: bytes, decoder=msgspec.json.Decoder(_ScoreLine)) -> dict
         out["error_type"] = value.error_type
     if value.model_name is not None:
         out["model_name"] = value.model_name
+    for stored in (bytes(value.model_result_raw), bytes(value.model_result)):
+        if stored and stored != b"null":
+            out["model_result"] = stored
+            break
     return out
 
 

@@ -64,6 +64,8 @@ class ResultFile:
     warnings: tuple[str, ...] = ()
     version: str | None = None
     category: str | None = None
+    #: every id of the file, kept or not (what a score file's failed ids are checked against)
+    ids: frozenset[str] = frozenset()
 
     @property
     def error_ids(self) -> tuple[str, ...]:
@@ -120,6 +122,22 @@ def _logged_user_turns(log: Any) -> tuple[tuple[tuple[str, ...], ...] | None, st
     return tuple(turns), problem
 
 
+def _same(a: Any, b: Any) -> bool:
+    """``a == b``; values nested too deep to compare count as different (no RecursionError)."""
+    try:
+        return bool(a == b)
+    except RecursionError:
+        return False
+
+
+def stored_result(entry: ResultEntry) -> Any:
+    """The line's ``result`` as BFCL's score file stores it (turns of steps, or the error text);
+    ``None`` when the result was no rollout at all (nothing to compare)."""
+    if entry.turns is not None:
+        return [list(turn) for turn in entry.turns]
+    return None if entry.unreadable else entry.error
+
+
 _STEP_TYPES = (str, list, dict, type(None))  # None: an empty reply
 
 
@@ -168,6 +186,7 @@ def read_result_file(path: Path | str, keep_ids: Container[str] | None = None) -
     format_problems: list[str] = []
     log_problems: list[str] = []
     foreign_ids: list[str] = []
+    ids: set[str] = set()
 
     for lineno, value, problem in _json_lines(path, stats, _result_fields):
         if problem is not None:
@@ -183,6 +202,7 @@ def read_result_file(path: Path | str, keep_ids: Container[str] | None = None) -
         if not isinstance(entry_id, str) or not entry_id:
             bad_lines.append((lineno, f"id is not a non-empty string ({entry_id!r:.40})"))
             continue
+        ids.add(entry_id)
         if category is not None and entry_id.rsplit("_", 1)[0] != f"multi_turn_{category}":
             foreign_ids.append(entry_id)  # said even when no pair needs the line
         if keep_ids is not None and entry_id not in keep_ids:
@@ -204,7 +224,7 @@ def read_result_file(path: Path | str, keep_ids: Container[str] | None = None) -
         if kept is not None:
             if entry_id not in duplicates:
                 duplicates.append(entry_id)
-            same = (kept.turns, kept.error, kept.logged_user_turns) == (turns, error, logged)
+            same = _same((kept.turns, kept.error, kept.logged_user_turns), (turns, error, logged))
             duplicate_notes.append(
                 f"line {lineno} ({'same content as' if same else 'different content from'} line {kept.line})"
             )
@@ -242,4 +262,5 @@ def read_result_file(path: Path | str, keep_ids: Container[str] | None = None) -
         warnings=tuple(warnings),
         version=version,
         category=category,
+        ids=frozenset(ids),
     )

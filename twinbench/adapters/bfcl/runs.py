@@ -7,6 +7,7 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from pathlib import Path
 
 import attrs
+import msgspec
 
 from twinbench.contract.adapter import RunReader
 from twinbench.errors import AdapterError
@@ -20,10 +21,10 @@ from twinbench.model import (
     RunRef,
     RunSearch,
 )
-from twinbench.reading import UnreadTally, read_step, texts_of
+from twinbench.reading import UnreadTally, read_turns, texts_of
 
-from .lines import ResultsError
-from .result_files import ResultEntry, read_result_file
+from .lines import ResultsError, _examples
+from .result_files import ResultEntry, _same, read_result_file, stored_result
 from .score_files import ScoreFile, read_score_file
 from .tree import SCORED_CATEGORIES, RunFiles, find_runs, search
 
@@ -68,7 +69,7 @@ def read(run: RunRef, item_ids: Iterable[str], items: Mapping[str, Item], datase
             warnings.append(f"{run.model}: {len(absent)} of the {len(needed)} {category} items asked for are not in "
                             f"{path.name} (a partial run?); pairs that need them are unscored and counted in the coverage")
         verdicts = _official(run, category, rf.entries, len(rf.entries) + rf.other_ids + len(rf.duplicates), warnings,
-                             failures)
+                             failures, rf.ids)
         official.update(verdicts or {})
         for entry in rf.entries.values():
             if entry.turns is None:
@@ -80,11 +81,8 @@ def read(run: RunRef, item_ids: Iterable[str], items: Mapping[str, Item], datase
             if entry.id not in wanted:
                 continue
             read = turns_of.get(entry.id) if turns_of is not None else None  # None: every turn
-            turns = tuple(
-                tuple(tally.add(read_step(step), f"{entry.id} turn {t}").calls for step in turn)
-                if read is None or t in read else None
-                for t, turn in enumerate(entry.turns))
-            rollouts[entry.id] = Rollout(entry.id, turns, texts=texts_of(entry.turns, turns))
+            turns, unread = read_turns(entry.turns, tally, entry.id, read)  # a step too long: unread, never a hold
+            rollouts[entry.id] = Rollout(entry.id, turns, texts=texts_of(entry.turns, turns), unread_steps=unread)
             differs = _compare_logged(items, entry)
             if differs is not None:
                 logged += 1
@@ -106,7 +104,8 @@ def read(run: RunRef, item_ids: Iterable[str], items: Mapping[str, Item], datase
 
 
 def _official(run: RunRef, category: str, entries: Mapping[str, ResultEntry], lines: int,
-              warnings: list[str], failures: dict[str, OfficialFailure] | None = None) -> dict[str, bool] | None:
+              warnings: list[str], failures: dict[str, OfficialFailure] | None = None,
+              ids: Collection[str] | None = None) -> dict[str, bool] | None:
     """One category's official verdicts: pass when the item has a result and is not listed as failed.
 
     ``failures``, when given, receives each failed item's :func:`official_failures` entry
@@ -115,6 +114,9 @@ def _official(run: RunRef, category: str, entries: Mapping[str, ResultEntry], li
     Only a score file that is whole and agrees with itself is used: a file with unusable
     lines, or whose summary disagrees with its failed lines or with the number of results,
     could turn an unlisted failure into a pass, so that category gets no verdicts (said loudly).
+    So does a file that cannot be this run's, with or without ``model_name``: a failed id that is
+    not in the result file (``ids``: all of its ids), or a failed item whose stored result is not
+    the one in the result file.
     """
     found: RunFiles = run.payload
     path = found.score_files.get(category)
@@ -133,9 +135,12 @@ def _official(run: RunRef, category: str, entries: Mapping[str, ResultEntry], li
         problem = "; ".join([*score.warnings, f"it scores {score.total_count} items but the result file holds {lines}"])
     else:
         others = sorted({n for n in score.model_names if n.replace("/", "_") != found.model})
+        foreign = _not_of_this_run(score, entries, ids)
         if others:
             problem = "; ".join([*score.warnings, f"its failed items are of model {', '.join(others)}, not "
                                  f"{found.model} (the score file of another model?)"])
+        elif foreign:
+            problem = "; ".join([*score.warnings, f"its failed items cannot be this run's: {foreign}"])
     if problem:  # one line per file, saying every problem once
         warnings.append(f"WARNING {run.model}: {path.name}: {problem}; no official verdicts for {category}")
         return None
@@ -143,6 +148,27 @@ def _official(run: RunRef, category: str, entries: Mapping[str, ResultEntry], li
     if failures is not None:
         failures.update(official_failures(score))
     return {item_id: entry.turns is not None and item_id not in score.failed for item_id, entry in entries.items()}
+
+
+def _not_of_this_run(score: ScoreFile, entries: Mapping[str, ResultEntry], ids: Collection[str] | None) -> str | None:
+    """Why a score file's failed items cannot be this result file's, or ``None``: an id the result
+    file does not hold, or a stored result other than the result file's."""
+    if ids is not None:
+        unknown = [i for i in score.failed if i not in ids]
+        if unknown:
+            return f"{_examples(unknown)} {'is' if len(unknown) == 1 else 'are'} not in the result file"
+    for item_id, stored in score.stored_results.items():
+        entry = entries.get(item_id)
+        mine = None if entry is None else stored_result(entry)
+        if mine is None:
+            continue
+        try:
+            theirs = msgspec.json.decode(stored) if isinstance(stored, bytes) else stored
+        except (msgspec.DecodeError, RecursionError):
+            continue  # not comparable: the line's other checks still hold
+        if not _same(theirs, mine):
+            return f"the result it scored for {item_id} is not the one in the result file (line {entry.line})"
+    return None
 
 
 #: BFCL's multi-turn error types, by the kind of failure twinbench tells apart (any other type is "other")

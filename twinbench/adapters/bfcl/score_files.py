@@ -46,6 +46,9 @@ class ScoreFile:
     model_names: tuple[str, ...] = ()
     #: the turn each failed id's error names (see :func:`failure_turn`); ``None`` when it names none
     failure_turns: Mapping[str, int | None] = attrs.field(factory=dict)
+    #: the result BFCL scored for each failed id (``model_result_raw``, else ``model_result``), as
+    #: stored: JSON text, or the decoded value of a line the fast path could not read; absent when none
+    stored_results: Mapping[str, Any] = attrs.field(factory=dict)
 
 
 def _summary_numbers(value: dict[str, Any]) -> tuple[float | None, int | None, int | None, list[str]]:
@@ -69,7 +72,7 @@ def _summary_numbers(value: dict[str, Any]) -> tuple[float | None, int | None, i
     return number("accuracy", float), number("correct_count", int), number("total_count", int), problems
 
 
-_TURN_IN_MESSAGE = re.compile(r"\bfor turn (\d+)\b")
+_TURN_IN_MESSAGE = re.compile(r"\bfor turn (\d{1,9})\b")  # a longer number names no turn of any item
 
 
 def failure_turn(error: Any) -> int | None:
@@ -116,6 +119,7 @@ def read_score_file(path: Path | str) -> ScoreFile:
     total: int | None = None
     warnings: list[str] = []
     model_names: list[str] = []
+    stored_results: dict[str, Any] = {}
     first = True
 
     for lineno, value, problem in _json_lines(path, stats, _score_fields):
@@ -146,6 +150,8 @@ def read_score_file(path: Path | str) -> ScoreFile:
         error_type = error.get("error_type") if isinstance(error, dict) else value.get("error_type")
         if isinstance(value.get("model_name"), str) and value["model_name"] not in model_names:
             model_names.append(value["model_name"])
+        stored = value.get("model_result_raw")
+        stored = value.get("model_result") if stored is None else stored
         del value
         if entry_id in failed:
             if entry_id not in duplicates:
@@ -153,6 +159,8 @@ def read_score_file(path: Path | str) -> ScoreFile:
             continue
         failed[entry_id] = error_type if isinstance(error_type, str) else ""
         failure_turns[entry_id] = failure_turn(error)
+        if stored is not None:
+            stored_results[entry_id] = stored
 
     warnings[:0] = _common_warnings(stats, bad_lines, "score")
     if duplicates:
@@ -182,4 +190,5 @@ def read_score_file(path: Path | str) -> ScoreFile:
         category=category,
         model_names=tuple(model_names),
         failure_turns=failure_turns,
+        stored_results=stored_results,
     )

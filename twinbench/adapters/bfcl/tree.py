@@ -129,24 +129,48 @@ def _check_directory(path: Path, what: str) -> Path:
     return path
 
 
-def _walk_bfcl_files(root: Path, warnings: list[str]) -> Iterator[Path]:
-    """Every ``BFCL_v[34]_multi_turn_*_result.json`` below ``root`` in sorted order."""
+def _walk_bfcl_files(root: Path, warnings: list[str], links: list[tuple[Path, Path]]) -> Iterator[Path]:
+    """Every ``BFCL_v[34]_multi_turn_*_result.json`` below ``root`` in sorted order.
+
+    A folder that is a symbolic link is walked where it points, under that folder's own path
+    (``links`` receives ``(link, target)``), so a linked model folder is one run, named and
+    looked up (its score files) as the folder it names, however many links lead to it.
+    """
 
     def on_error(exc: OSError) -> None:
         warnings.append(f"cannot list {exc.filename}: {exc.strerror or exc}")
 
     seen: set[str] = set()
-    # symbolic links are followed (people link runs into one tree); each real folder is walked once
-    for directory, dirnames, filenames in os.walk(root, onerror=on_error, followlinks=True):
-        real = os.path.realpath(directory)
-        if real in seen:
-            dirnames[:] = []
-            continue
-        seen.add(real)
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in _PRUNED_DIRS)
-        for filename in sorted(filenames):
-            if filename.startswith("BFCL_v") and filename.endswith("_result.json"):
-                yield Path(directory) / filename
+    tops = [root]
+    while tops:
+        for directory, dirnames, filenames in os.walk(tops.pop(0), onerror=on_error):
+            real = os.path.realpath(directory)
+            if real in seen:
+                dirnames[:] = []
+                continue
+            seen.add(real)
+            kept = []
+            for name in sorted(d for d in dirnames if not d.startswith(".") and d not in _PRUNED_DIRS):
+                path = Path(directory) / name
+                if path.is_symlink():
+                    target = Path(os.path.realpath(path))
+                    links.append((path, target))
+                    tops.append(target)  # walked after the tree, where it is (once: ``seen``)
+                else:
+                    kept.append(name)
+            dirnames[:] = kept
+            for filename in sorted(filenames):
+                if filename.startswith("BFCL_v") and filename.endswith("_result.json"):
+                    yield Path(directory) / filename
+
+
+def _linked_from(model_dir: Path, links: Sequence[tuple[Path, Path]]) -> list[tuple[Path, Path]]:
+    """The ``(link, the model folder as seen through it)`` of every link that leads to ``model_dir``."""
+    out = []
+    for link, target in links:
+        if model_dir == target or target in model_dir.parents:
+            out.append((link, link / model_dir.relative_to(target)))
+    return out
 
 
 def _score_candidates(
@@ -191,10 +215,11 @@ def find_runs(
     scores = None if scores_root is None else _check_directory(Path(scores_root).expanduser(), "score folder")
 
     warnings: list[str] = []
+    links: list[tuple[Path, Path]] = []
     # model folder -> list of (version, category, path)
     found: dict[Path, list[tuple[str, str, Path]]] = {}
     any_bfcl = False
-    for path in _walk_bfcl_files(root, warnings):
+    for path in _walk_bfcl_files(root, warnings, links):
         parsed = _parse_name(path.name)
         if parsed is None:
             continue
@@ -242,11 +267,17 @@ def find_runs(
         version = versions[0]
         files = {c: by_category[c][0] for c in wanted}
         extra = {c: by_category[c][0] for c in CATEGORIES if c in by_category and c not in wanted}
+        through = _linked_from(model_dir, links)
+        for link, _ in through:
+            warnings.append(f"{link} is a symbolic link to {os.path.realpath(link)}: its run is scored once, "
+                            f"as {model} (the folder it names), with that folder's score files")
         score_files: dict[str, Path] = {}
         for category, path in files.items():
             score_name = f"BFCL_{version}_multi_turn_{category}_score.json"
             nested = path.parent.name == "multi_turn"
-            hit = _first_file(_score_candidates(model_dir, score_name, nested, scores))
+            # beside the folder itself first, then beside each link to it (a tree of links with its own score/)
+            places = [model_dir, *(seen for _, seen in through)]
+            hit = _first_file([c for place in places for c in _score_candidates(place, score_name, nested, scores)])
             if hit is not None:
                 score_files[category] = hit
         if score_files and len(score_files) < len(files):

@@ -38,6 +38,7 @@ from twinbench.contract.rules import OfferedToolRule
 from twinbench.errors import AdapterError
 from twinbench.model import Call, DeclaredPerturbation, Item, Perturbation, Side, Turn
 from twinbench.reading import parse_json_calls
+from twinbench.reading.found import nested_deeper_than
 
 from . import runs, suite
 from .suite import TWIN_SUFFIX
@@ -74,7 +75,12 @@ def _tool_names(raw: object, where: str) -> tuple[str, ...]:
         raise ValueError(f"{where} is not a list")
     names = []
     for entry in raw:
-        schema = json.loads(entry) if isinstance(entry, str) else entry
+        try:
+            schema = json.loads(entry) if isinstance(entry, str) else entry
+        except RecursionError:
+            schema = None
+        if schema is None or nested_deeper_than(schema, runs.MAX_ROW_DEPTH):
+            raise ValueError(f"{where} holds a tool that is not JSON nested at most {runs.MAX_ROW_DEPTH} levels deep")
         if not isinstance(schema, dict) or not isinstance(schema.get("name"), str):
             raise ValueError(f"{where} holds a tool without a name")
         names.append(schema["name"])
@@ -135,18 +141,16 @@ def load(path: Path) -> Loaded:
     rows: dict[str, Row] = {}
     items: list[Item] = []
     problems: list[str] = []
-    text = raw.decode("utf-8", errors="replace")
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
+    for number, data, problem in runs.json_rows(raw):
         where = f"{path.name} line {number}"
         try:
-            data = json.loads(line)
+            if problem is not None:
+                raise ValueError(problem)
             if not isinstance(data, dict):
                 raise ValueError("not a JSON object")
             kind = data.get("correct_answer")
             if kind not in SIDES:
-                raise ValueError(f"correct_answer {kind!r} is none of {', '.join(SIDES)}")
+                raise ValueError(f"correct_answer {kind!r:.60} is none of {', '.join(SIDES)}")
             uuid = data.get("uuid")
             if not isinstance(uuid, str) or not uuid:
                 raise ValueError("no uuid")
@@ -213,6 +217,9 @@ class When2CallAdapter(Adapter):
 
     def data_warnings(self) -> Sequence[str]:
         return self.loaded.problems
+
+    def input_files(self) -> Sequence[tuple[str, Path]]:
+        return () if self.data_path is None else (("--when2call-data", self.data_path),)
 
     def items(self) -> Sequence[Item]:
         return self._items

@@ -15,7 +15,7 @@ for that model (with a warning and a count), never read as "no call".
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 import attrs
@@ -23,12 +23,58 @@ import attrs
 from twinbench.contract.adapter import RunReader
 from twinbench.errors import AdapterError
 from twinbench.model import Call, Item, Rollout, RunLoad, RunRef, RunSearch
-from twinbench.reading import UnreadTally, parse_json_calls, read_step, texts_of
+from twinbench.reading import StepReading, UnreadTally, read_step, texts_of
+from twinbench.reading.found import nested_deeper_than
 
 from .suite import ROW_KEYS, TWIN_SUFFIX
 
 NO_RESPONSE = "no model_response and no chat-completion message in the row"
 _EXAMPLES = 3
+
+
+#: a row nested deeper than this is not read (JSON encoding and decoding recurse once a level); the
+#: deepest row of When2Call's test file is 3 levels, its deepest tool schema (a JSON text in it) 8
+MAX_ROW_DEPTH = 64
+
+
+def json_rows(raw: bytes) -> Iterator[tuple[int, object, str | None]]:
+    """``(line number, value, problem)`` for each non-blank line of a JSON-lines file, never raising.
+
+    Lines are split on ``\\n`` only, as JSON Lines says (a U+2028 or U+0085 inside a string is
+    part of its line); invalid UTF-8 is decoded with U+FFFD. A line that is not JSON, holds an
+    integer too long for Python to read, or nests deeper than :data:`MAX_ROW_DEPTH` (or than
+    JSON decoding can go) gives ``None`` and the problem.
+    """
+    for number, line in enumerate(raw.split(b"\n"), start=1):
+        text = line.decode("utf-8", errors="replace")
+        if not text.strip():
+            continue
+        try:
+            value = json.loads(text)
+        except RecursionError:
+            yield number, None, f"nested deeper than {MAX_ROW_DEPTH} levels"
+            continue
+        except ValueError as exc:  # JSONDecodeError, an integer of more digits than Python converts
+            yield number, None, str(exc)
+            continue
+        if nested_deeper_than(value, MAX_ROW_DEPTH):
+            yield number, None, f"nested deeper than {MAX_ROW_DEPTH} levels"
+        else:
+            yield number, value, None
+
+
+def _short(value: object, limit: int = 200) -> str:
+    """A bounded text of any decoded value (``reprlib``: no recursion into a deep one)."""
+    import reprlib
+
+    if isinstance(value, str):
+        return value[:limit]
+    short = reprlib.Repr()
+    short.maxlevel, short.maxstring, short.maxother = 4, limit, limit
+    try:
+        return short.repr(value)[:limit]
+    except ValueError:  # an integer too long to print
+        return f"a {type(value).__name__} that cannot be printed"
 
 
 def _message(row: Mapping[str, object]) -> Mapping[str, object] | None:
@@ -43,28 +89,35 @@ def _message(row: Mapping[str, object]) -> Mapping[str, object] | None:
     return None
 
 
-def _calls_of_message(message: Mapping[str, object], tally: UnreadTally, where: str) -> tuple[Call, ...]:
+def _read_message(message: Mapping[str, object], tally: UnreadTally, where: str) -> StepReading:
+    """A chat-completion message: its ``tool_calls`` (each a call, even when its arguments cannot be
+    read), else its text ``content``."""
     tool_calls = message.get("tool_calls")
     if isinstance(tool_calls, list) and tool_calls:
-        return tuple(parse_json_calls(tool_calls))
+        return tally.add(read_step(tool_calls), where)
     content = message.get("content")
-    return tally.add(read_step(content), where).calls if isinstance(content, str) else ()
+    return tally.add(read_step(content), where) if isinstance(content, str) else StepReading()
 
 
 def rollout_of(item_id: str, row: Mapping[str, object], tally: UnreadTally | None = None) -> Rollout:
     """The one-turn, one-step rollout a row holds, or an unscored rollout saying why."""
     tally = tally if tally is not None else UnreadTally()
     if row.get("error"):
-        return Rollout(item_id, None, f"error entry: {str(row['error'])[:200]}")
+        return Rollout(item_id, None, f"error entry: {_short(row['error'])}")
     response = row.get("model_response")
+    message = None if isinstance(response, str) else _message(row)
     if isinstance(response, str):
-        turns = ((tally.add(read_step(response), item_id).calls,),)
-        return Rollout(item_id, turns, texts=texts_of(((response,),), turns))
-    message = _message(row)
-    if message is not None:
-        turns = ((_calls_of_message(message, tally, item_id),),)
-        return Rollout(item_id, turns, texts=texts_of(((message.get("content"),),), turns))
-    return Rollout(item_id, None, NO_RESPONSE, unreadable=True)  # nothing to read: not a stored error
+        reading, text = tally.add(read_step(response), item_id), response
+    elif message is not None:
+        reading, text = _read_message(message, tally, item_id), message.get("content")
+    else:
+        return Rollout(item_id, None, NO_RESPONSE, unreadable=True)  # nothing to read: not a stored error
+    unread: tuple[tuple[int, str], ...] = ()
+    if reading.unreadable is not None:  # too long to read: undecided unless a call was read beside it
+        size = f" of {len(text):,} characters" if isinstance(text, str) else ""
+        unread = ((0, f"a response{size} too long to read"),)
+    turns = ((reading.calls,),)
+    return Rollout(item_id, turns, texts=texts_of(((text,),), turns), unread_steps=unread)
 
 
 def _item_id(row: Mapping[str, object]) -> str | None:
@@ -118,11 +171,15 @@ class When2CallRuns(RunReader):
                                f"{', '.join(sorted(p.stem for p in files)) or 'none'})")
         return RunSearch(tuple(sorted(runs, key=lambda r: r.model)), tuple(skipped), tuple(warnings))
 
+    def sources(self, run: RunRef) -> tuple[Path, ...]:
+        """The run's one file of responses."""
+        return (Path(run.location),)
+
     def read(self, run: RunRef, item_ids: Iterable[str]) -> RunLoad:
         wanted = set(item_ids)
         path = Path(run.location)
         try:
-            text = path.read_bytes().decode("utf-8", errors="replace")
+            raw = path.read_bytes()
         except OSError as exc:
             raise AdapterError(f"{path}: cannot be read ({exc.strerror})") from None
         rollouts: dict[str, Rollout] = {}
@@ -130,14 +187,7 @@ class When2CallRuns(RunReader):
         bad: list[int] = []
         unknown: list[str] = []
         repeated: list[str] = []
-        for number, line in enumerate(text.splitlines(), start=1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError:
-                bad.append(number)
-                continue
+        for number, row, _ in json_rows(raw):
             item_id = _item_id(row) if isinstance(row, dict) else None
             if item_id is None:
                 bad.append(number)

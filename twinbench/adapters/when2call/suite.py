@@ -96,14 +96,13 @@ def write(manifest: Manifest, rows: Mapping[str, object], data: Mapping[str, str
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise AdapterError(f"--out {out} is a file; give a folder")
-    out.mkdir(parents=True, exist_ok=True)
     built = suite_rows(manifest, rows)
-    paths = [out / SUITE_FILE, out / OPENAI_FILE, out / PAIRS_FILE]
-    paths[0].write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in built), encoding="utf-8")
-    paths[1].write_text("".join(json.dumps(openai_request(r), ensure_ascii=False) + "\n" for r in built),
-                        encoding="utf-8")
     from twinbench.discovery import manifest_record
+    from twinbench.render import output
 
     record = {"adapter": "when2call", "data": dict(data), **manifest_record(manifest)}
-    paths[2].write_text(json.dumps(record, indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
-    return paths
+    texts = {SUITE_FILE: "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in built),
+             OPENAI_FILE: "".join(json.dumps(openai_request(r), ensure_ascii=False) + "\n" for r in built),
+             PAIRS_FILE: json.dumps(record, indent=2, sort_keys=True, ensure_ascii=False) + "\n"}
+    # every file claimed (none may be an input) before any is written, each atomically
+    return output.write_files([("--out", out / name, text) for name, text in texts.items()])

@@ -35,8 +35,14 @@
   [model, category, outcome].forEach(function (el) { el.addEventListener("change", apply); });
   document.getElementById("f-open").addEventListener("click", function () { openAll(true); });
   document.getElementById("f-close").addEventListener("click", function () { openAll(false); });
+  function fragment() {
+    // the address is anyone's to write: a fragment that is no valid escape (#%) is taken as it is
+    var raw = location.hash.slice(1);
+    try { return decodeURIComponent(raw); } catch (e) { return raw; }
+  }
+
   if (location.hash.length > 1) {
-    var target = document.getElementById(decodeURIComponent(location.hash.slice(1)));
+    var target = document.getElementById(fragment());
     if (target && target.tagName === "DETAILS") { target.open = true; }
   }
   apply();
