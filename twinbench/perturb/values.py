@@ -76,6 +76,8 @@ def value_removal(item: Item, turn: int, rule: DecisionRule, perturber: Perturbe
             if rewrite is None:
                 return attrs.evolve(base, argument=argument, value=value, original=words, reason=NOT_OFFERED)
             rewritten, supplied = rewrite
+            if value in rewritten:  # the rewrite's own phrase holds the value: it would not be removed
+                continue
             return ValueRemoval(item.id, item.category, turn, argument, value, words, rewritten, supplied,
                                 new_id=perturber.new_value_id(item, turn))
     if seen_earlier is not None:
