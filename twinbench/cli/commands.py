@@ -196,12 +196,18 @@ def cmd_perturb(args: argparse.Namespace, adapter_cls: type[Adapter]) -> int:
     from twinbench.perturb import perturb, read_item_list
     from twinbench.render.perturb import render_perturb
 
-    check_outputs(("--output", args.output))
+    check_outputs(("--output", args.output), ("--review", args.review))
     if args.out.exists() and not args.out.is_dir():
         raise UsageError(f"--out {args.out} is a file; give a folder")
+    if args.reviewed is not None and not args.reviewed.is_file():
+        raise UsageError(f"--reviewed {args.reviewed} is not a file (write the review with --review FILE)")
+    if args.review is not None and args.reviewed is not None and args.review.resolve() == args.reviewed.resolve():
+        raise UsageError(f"--review {args.review} would write over --reviewed {args.reviewed}; give another name")
+    if args.review is not None and args.review.resolve().is_relative_to(args.out.resolve()):
+        raise UsageError(f"--review {args.review} is inside --out {args.out}; give a file outside it")
     adapter = adapter_cls.from_args(args)
     wanted = None if args.items is None else read_item_list(args.items)
-    report = perturb(adapter, args.out, wanted)
+    report = perturb(adapter, args.out, wanted, values=args.values, review=args.review, reviewed=args.reviewed)
     output.emit(render_perturb(report, args.format), args.output)
     return 0 if not report.unverified else 1
 

@@ -205,6 +205,15 @@ def build_parser(adapter_cls: type[Adapter] | None = None) -> argparse.ArgumentP
     p.add_argument("--out", metavar="DIR", type=Path, required=True, help="the folder to write the constructed items to")
     p.add_argument("--items", metavar="FILE", type=Path, default=None,
                    help="perturb only the should-act items this file lists (one id a line)")
+    p.add_argument("--values", action="store_true",
+                   help="also construct value-removed twins: the anchor's one literal reference value taken out "
+                   "of the user's words by the adapter's rewrite and given on an inserted next turn")
+    p.add_argument("--review", metavar="FILE", type=Path, default=None,
+                   help="write every value-removal rewrite for review (CSV, or markdown for a .md name; "
+                   "implies --values)")
+    p.add_argument("--reviewed", metavar="FILE", type=Path, default=None,
+                   help="read a filled-in review CSV back: rewrites with approved=yes are certified, the others "
+                   "not (implies --values)")
     p.set_defaults(func=cmd_perturb, needs_adapter=True)
 
     p = sub.add_parser("build", help="write the paired suite (both sides of every scored pair) for a harness to run",

@@ -24,3 +24,30 @@ class Construction:
     @property
     def perturbable(self) -> bool:
         return self.reason is None
+
+
+@attrs.frozen
+class ValueRemoval:
+    """One should-act item's turn as a possible anchor of a constructed value-removed twin.
+
+    ``argument`` (``function.parameter``) is the anchor reference argument whose literal ``value``
+    appears exactly once in the turn's user words ``original``; ``rewritten`` are those words with
+    the value replaced by the adapter's neutral phrase, and ``supplied`` the inserted next turn's
+    words that give the value back. ``reason`` says why the turn has no such twin (``None``: it
+    has, and ``new_id`` is set).
+    """
+
+    item_id: str
+    category: str
+    turn: int
+    argument: str = ""
+    value: str = ""
+    original: str = ""
+    rewritten: str = ""
+    supplied: str = ""
+    new_id: str | None = None
+    reason: str | None = None
+
+    @property
+    def perturbable(self) -> bool:
+        return self.reason is None

@@ -16,6 +16,12 @@ def render_perturb(report: PerturbReport, fmt: str = "table") -> str:
     if report.reasons():
         lines += ["not perturbable:",
                   tables.table(["reason", "turns"], [[kind, str(count)] for kind, count in report.reasons()]), ""]
+    if report.values:
+        lines += ["value removal:",
+                  tables.table(["stage", "count"], [[name, str(count)] for name, count in report.value_funnel()]), ""]
+        if report.value_reasons():
+            lines += ["no value-removed twin:", tables.table(["reason", "turns"], [[kind, str(count)] for kind, count
+                                                                                 in report.value_reasons()]), ""]
     for new_id, why in sorted(report.unverified.items()):
         lines.append(f"not verified: {new_id}: {why}")
     lines.append("written:")

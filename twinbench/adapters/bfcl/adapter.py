@@ -155,9 +155,11 @@ class BFCLAdapter(Adapter):
     def _constructed_key(self) -> str:
         from twinbench import cache
 
-        from .perturb import data_files
+        from .perturb import REVIEWED_FILE, VALUE_CATEGORY, data_files
 
-        return cache.key_of(dataset.file_parts(data_files(self.constructed, self.release.prefix)))
+        files = [*data_files(self.constructed, self.release.prefix),
+                 *data_files(self.constructed, self.release.prefix, VALUE_CATEGORY), self.constructed / REVIEWED_FILE]
+        return cache.key_of(dataset.file_parts(files))
 
     @functools.cached_property
     def _simulator_key(self) -> str:
@@ -344,6 +346,7 @@ class BFCLAdapter(Adapter):
             bad_keys={key(k): v for k, v in (spec.get("bad_keys") or {}).items()},
             construction_errors={key(k): v for k, v in (spec.get("construction_errors") or {}).items()},
             compound=compound,
+            certified=self._approved,
             reviewed_all="every decision-bearing anchor was reviewed by hand for the paper (Appendix E)",
             unreviewed=self._unreviewed(),
         )
@@ -351,9 +354,19 @@ class BFCLAdapter(Adapter):
     def _unreviewed(self) -> dict[str, str]:
         if self.constructed is None:
             return {}
-        from .perturb import REVIEW
+        from .perturb import REVIEW, VALUE_CATEGORY, VALUE_REVIEW
 
-        return {item.id: REVIEW for item in self._constructed_items}
+        return {item.id: VALUE_REVIEW if item.category == VALUE_CATEGORY else REVIEW
+                for item in self._constructed_items if item.id not in self._approved}
+
+    @functools.cached_property
+    def _approved(self) -> dict[str, str]:
+        """The value-removed rewrites a review approved (``reviewed.json`` in the constructed folder)."""
+        if self.constructed is None:
+            return {}
+        from .perturb import read_reviewed
+
+        return read_reviewed(self.constructed, {i.id: i for i in self._constructed_items})
 
 
 class _ItemsOnUse(Mapping):
