@@ -179,34 +179,57 @@ class Ranking:
                 "official_ask_items": self.official_ask_items, "ranked": self.ranked, "reason": self.reason}
 
 
+#: :attr:`Unread.scope` values: the anchor turns of the pairs (the default, the same in every command), every turn
+#: of every item (``score --all-turns``), or the turns a reader read when it does not say per turn
+SCOPE_ANCHORS = "the turns scored"
+SCOPE_EVERY_TURN = "every turn"
+SCOPE_READ = "the turns read"
+
+
 @attrs.frozen
 class Unread:
     """What a run left unread: steps that looked like a call but gave none, per kind, with examples.
 
-    ``counts`` covers every step the reader parsed; the kind ``name_not_on_tool_list`` counts
-    the calls on the scored pairs' anchor turns whose name is on neither side's tool list.
+    By default (``scope`` "the turns scored") the counts cover the anchor turns of the population's
+    pairs, each once (``turns`` of them), whichever command reads the run; ``name_not_on_tool_list``
+    counts the calls there whose name is on neither side's tool list. With ``score --all-turns``
+    (``scope`` "every turn") the reader's counts cover every turn of every item.
     """
 
     counts: Mapping[str, int] = attrs.field(factory=dict, converter=_frozen_map)
     examples: tuple[tuple[str, str], ...] = attrs.field(default=(), converter=tuple)
-    #: which steps were read: "the turns scored" (the default) or "every turn" (--all-turns)
-    scope: str = "the turns scored"
+    scope: str = SCOPE_ANCHORS
+    #: the size of the population counted over: anchor turns (the default) or turns (every turn); omitted if unknown
+    turns: int | None = None
 
     @property
     def total(self) -> int:
         return sum(self.counts.values())
 
-    def to_json(self) -> dict:
-        return {"counts": dict(self.counts), "examples": [{"kind": k, "example": e} for k, e in self.examples],
-                "scope": self.scope}
+    @property
+    def where(self) -> str:
+        """The population in words, with its size: "the 386 anchor turns of the pairs", "every turn"."""
+        if self.scope == SCOPE_ANCHORS:
+            return "the anchor turns of the pairs" if self.turns is None else f"the {self.turns} anchor turns of the pairs"
+        if self.scope == SCOPE_EVERY_TURN and self.turns is not None:
+            return f"every turn ({self.turns} turns)"
+        return self.scope
 
-    def text(self) -> str:
-        """One clause for a coverage line, or ``""`` when nothing was left unread."""
+    def to_json(self) -> dict:
+        out = {"counts": dict(self.counts), "examples": [{"kind": k, "example": e} for k, e in self.examples],
+               "scope": self.scope}
+        if self.turns is not None:
+            out["turns"] = self.turns
+        return out
+
+    def text(self, escape=None) -> str:
+        """One clause for a coverage line, or ``""`` when nothing was left unread; ``escape`` makes each
+        example (model text) safe for the output format."""
         if not self.counts:
             return ""
         shown = ", ".join(f"{kind} {n}" for kind, n in self.counts.items())
-        examples = "; ".join(f"{e}" for _, e in self.examples[:2])
-        return f"not read as calls on {self.scope}: {shown}" + (f" (e.g. {examples})" if examples else "")
+        examples = "; ".join(escape(e) if escape else e for _, e in self.examples[:2])
+        return f"not read as calls on {self.where}: {shown}" + (f" (e.g. {examples})" if examples else "")
 
 
 #: what ``decision_credited`` credits, without and with ``score --replay``

@@ -57,6 +57,7 @@ from __future__ import annotations
 from twinbench.reading.found import (
     EXCERPT_CHARS,
     MAX_TEXT_CHARS,
+    READ_AS_NO_CALL,
     TEXT_KEPT_CHARS,
     UNREAD_KINDS,
     StepReading,
@@ -71,6 +72,7 @@ from twinbench.reading.step import (
     Parser,
     parse_step,
     read_step,
+    read_turns,
     step_text,
     texts_of,
 )
@@ -80,6 +82,7 @@ __all__ = [
     "DEFAULT_PARSERS",
     "EXCERPT_CHARS",
     "MAX_TEXT_CHARS",
+    "READ_AS_NO_CALL",
     "TEXT_KEPT_CHARS",
     "UNREAD_KINDS",
     "Parser",
@@ -93,6 +96,7 @@ __all__ = [
     "parse_step",
     "parse_tool_call_blocks",
     "read_step",
+    "read_turns",
     "step_text",
     "texts_of",
 ]

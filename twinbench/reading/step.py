@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Container, Sequence
 from typing import Any
 
 from twinbench.model import Call
@@ -13,6 +13,7 @@ from twinbench.reading.found import (
     MAX_TEXT_CHARS,
     TEXT_KEPT_CHARS,
     StepReading,
+    UnreadTally,
     _Found,
 )
 from twinbench.reading.json_calls import (
@@ -75,6 +76,30 @@ def read_step(step: Any) -> StepReading:
     except Exception:  # a bug or an exotic value: what was read so far stands
         pass
     return StepReading(tuple(found.calls), tuple(found.unread))
+
+
+def read_turns(turns: Sequence[Sequence[Any]], wanted: Container[int] | None = None,
+               tally: UnreadTally | None = None, item_id: str = ""):
+    """Every step of the ``wanted`` turns of one rollout (every turn when ``None``) read with :func:`read_step`.
+
+    Returns the calls per turn and step (``None`` for a turn not wanted) and what was not read, as
+    ``(turn, kind, excerpt)`` triples: what :class:`~twinbench.model.Rollout` holds in ``turns`` and
+    ``unread``. ``tally``, when given, counts every unread part too (``"<item_id> turn N"`` as where).
+    """
+    calls: list[tuple[tuple[Call, ...], ...] | None] = []
+    unread: list[tuple[int, str, str]] = []
+    for t, turn in enumerate(turns):
+        if wanted is not None and t not in wanted:
+            calls.append(None)
+            continue
+        readings = [read_step(step) for step in turn]
+        for reading in readings:
+            if reading.unread:
+                unread.extend((t, u.kind, u.excerpt) for u in reading.unread)
+                if tally is not None:
+                    tally.add(reading, f"{item_id} turn {t}")
+        calls.append(tuple(reading.calls for reading in readings))
+    return tuple(calls), tuple(unread)
 
 
 def step_text(step: Any, depth: int = 0) -> str:

@@ -20,7 +20,7 @@ from twinbench.model import (
     RunRef,
     RunSearch,
 )
-from twinbench.reading import UnreadTally, read_step, texts_of
+from twinbench.reading import UnreadTally, read_turns, texts_of
 
 from .lines import ResultsError
 from .result_files import ResultEntry, read_result_file
@@ -80,11 +80,8 @@ def read(run: RunRef, item_ids: Iterable[str], items: Mapping[str, Item], datase
             if entry.id not in wanted:
                 continue
             read = turns_of.get(entry.id) if turns_of is not None else None  # None: every turn
-            turns = tuple(
-                tuple(tally.add(read_step(step), f"{entry.id} turn {t}").calls for step in turn)
-                if read is None or t in read else None
-                for t, turn in enumerate(entry.turns))
-            rollouts[entry.id] = Rollout(entry.id, turns, texts=texts_of(entry.turns, turns))
+            turns, unread = read_turns(entry.turns, read, tally, entry.id)
+            rollouts[entry.id] = Rollout(entry.id, turns, texts=texts_of(entry.turns, turns), unread=unread)
             differs = _compare_logged(items, entry)
             if differs is not None:
                 logged += 1

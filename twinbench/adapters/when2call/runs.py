@@ -23,7 +23,7 @@ import attrs
 from twinbench.contract.adapter import RunReader
 from twinbench.errors import AdapterError
 from twinbench.model import Call, Item, Rollout, RunLoad, RunRef, RunSearch
-from twinbench.reading import UnreadTally, parse_json_calls, read_step, texts_of
+from twinbench.reading import StepReading, UnreadTally, parse_json_calls, read_step, texts_of
 
 from .suite import ROW_KEYS, TWIN_SUFFIX
 
@@ -43,12 +43,20 @@ def _message(row: Mapping[str, object]) -> Mapping[str, object] | None:
     return None
 
 
-def _calls_of_message(message: Mapping[str, object], tally: UnreadTally, where: str) -> tuple[Call, ...]:
+def _reading_of_message(message: Mapping[str, object]) -> StepReading:
     tool_calls = message.get("tool_calls")
     if isinstance(tool_calls, list) and tool_calls:
-        return tuple(parse_json_calls(tool_calls))
+        return StepReading(tuple(parse_json_calls(tool_calls)))
     content = message.get("content")
-    return tally.add(read_step(content), where).calls if isinstance(content, str) else ()
+    return read_step(content) if isinstance(content, str) else StepReading()
+
+
+def _one_step(item_id: str, reading: StepReading, text: object, tally: UnreadTally) -> Rollout:
+    """The one-turn, one-step rollout of one reading, with what it left unread on turn 0."""
+    tally.add(reading, item_id)
+    turns = ((reading.calls,),)
+    return Rollout(item_id, turns, texts=texts_of(((text,),), turns),
+                   unread=tuple((0, u.kind, u.excerpt) for u in reading.unread))
 
 
 def rollout_of(item_id: str, row: Mapping[str, object], tally: UnreadTally | None = None) -> Rollout:
@@ -58,12 +66,10 @@ def rollout_of(item_id: str, row: Mapping[str, object], tally: UnreadTally | Non
         return Rollout(item_id, None, f"error entry: {str(row['error'])[:200]}")
     response = row.get("model_response")
     if isinstance(response, str):
-        turns = ((tally.add(read_step(response), item_id).calls,),)
-        return Rollout(item_id, turns, texts=texts_of(((response,),), turns))
+        return _one_step(item_id, read_step(response), response, tally)
     message = _message(row)
     if message is not None:
-        turns = ((_calls_of_message(message, tally, item_id),),)
-        return Rollout(item_id, turns, texts=texts_of(((message.get("content"),),), turns))
+        return _one_step(item_id, _reading_of_message(message), message.get("content"), tally)
     return Rollout(item_id, None, NO_RESPONSE, unreadable=True)  # nothing to read: not a stored error
 
 
