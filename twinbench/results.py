@@ -140,7 +140,13 @@ class Coverage:
 
 @attrs.frozen
 class OfficialScore:
-    """The leaderboard's own pass rate on the scored should-ask items and their should-act twins."""
+    """The leaderboard's own pass rate on the scored should-ask items and their should-act twins.
+
+    ``n_ask_items`` and ``n_act_twins`` count the items with a verdict; ``ask_items_of`` and
+    ``act_twins_of`` the items of the pairs the rates are on (the population). Fewer verdicts than
+    items (a score file that was not used) make the rate ``partial``: it is on other items than the
+    row's pairs, and every output says so.
+    """
 
     ask_items: float | None
     act_twins: float | None
@@ -148,11 +154,22 @@ class OfficialScore:
     n_ask_items: int = 0
     n_act_twins: int = 0
     rank: int | None = None  # omitted when not ranked
+    ask_items_of: int | None = None  # the population; None: not told (then taken as the items judged)
+    act_twins_of: int | None = None
+
+    @property
+    def partial(self) -> bool:
+        """Some items of the pairs have no verdict: the rates are on fewer items than the pairs."""
+        return (self.ask_items_of is not None and self.n_ask_items < self.ask_items_of) or (
+            self.act_twins_of is not None and self.n_act_twins < self.act_twins_of)
 
     def to_json(self) -> dict:
         out = {"ask_items": self.ask_items, "base_twins": self.act_twins, "act_twins": self.act_twins,
                "ask_items_by_category": dict(self.ask_items_by_category), "n_ask_items": self.n_ask_items,
-               "n_base_twins": self.n_act_twins, "n_act_twins": self.n_act_twins}
+               "n_base_twins": self.n_act_twins, "n_act_twins": self.n_act_twins,
+               "population": {"ask_items": self.n_ask_items if self.ask_items_of is None else self.ask_items_of,
+                              "act_twins": self.n_act_twins if self.act_twins_of is None else self.act_twins_of},
+               "partial": self.partial}
         if self.rank is not None:
             out["rank"] = self.rank
         return out
@@ -433,6 +450,12 @@ class RateChange:
         return out
 
 
+#: the population of ``compare``'s attempt shares and official raw, as their JSON says it
+ATTEMPT_SHARE_ITEMS = ("every should-ask item of the category with a single anchor, paired or not (bad keys and "
+                       "construction errors left out); compared: those with a reading in both arms")
+OFFICIAL_ITEMS = "every item of the category with an official verdict in both arms"
+
+
 @attrs.frozen
 class ItemShareChange:
     """A share over items in both arms: the should-ask attempt share, or official raw, of one category."""
@@ -442,6 +465,8 @@ class ItemShareChange:
     treatment: float | None
     counts: McNemar
     compared: int | None = None  # items with a reading in both arms; omitted for official raw
+    #: which items the share is over, in words (not the scored pairs: see ATTEMPT_SHARE_ITEMS, OFFICIAL_ITEMS)
+    population: str = ""
 
     @property
     def change(self) -> float | None:
@@ -449,7 +474,7 @@ class ItemShareChange:
 
     def to_json(self) -> dict:
         out = {"items": self.items, "baseline": self.baseline, "treatment": self.treatment, "change": self.change,
-               "b": self.counts.b, "c": self.counts.c, "p": self.counts.p}
+               "b": self.counts.b, "c": self.counts.c, "p": self.counts.p, "population": self.population}
         if self.compared is not None:
             out["compared"] = self.compared
         return out

@@ -11,6 +11,7 @@ import sys
 from collections.abc import Sequence
 
 from twinbench.adapters import registry
+from twinbench.cli.messages import say
 from twinbench.cli.parser import DEFAULT_ADAPTER, build_parser
 from twinbench.errors import AdapterError, TwinbenchError
 
@@ -27,7 +28,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         adapter_cls = registry.get(_adapter_name(argv))
     except AdapterError as exc:
-        print(f"twinbench: error: {exc}", file=sys.stderr)
+        say(f"error: {exc}")
         return 2
     parser = build_parser(adapter_cls)
     args = parser.parse_args(argv)
@@ -42,13 +43,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             pass
         return 0
     except (TwinbenchError, OSError) as exc:
-        print(f"twinbench: error: {exc}", file=sys.stderr)
+        say(f"error: {exc}")
         return 2
     except MemoryError:
-        print("twinbench: error: out of memory (is --bootstrap very large?)", file=sys.stderr)
+        say("error: out of memory (is --bootstrap very large?)")
         return 2
     except KeyboardInterrupt:
-        print("twinbench: interrupted", file=sys.stderr)
+        say("interrupted")
         return 130
 
 

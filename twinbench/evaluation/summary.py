@@ -164,13 +164,22 @@ def _summarize_group(group: list[ModelRun], manifest: Manifest, adapter: Adapter
                             official_ask_items=(None if official_shared is None or not ranked_cols[m]
                                                 else official_shared.ask_items),
                             ranked=bool(ranked_cols[m]),
-                            reason=None if ranked_cols[m] else (
-                                f"covers {int(covered[m])} of {population} pairs, fewer than "
-                                f"{100 * min_coverage:.0f}% of the {best} the best-covered model covers")),
+                            reason=None if ranked_cols[m] else _unranked_reason(int(covered[m]), population, best,
+                                                                                min_coverage)),
         ))
     records = _ranks(records)
     data = str(described.get("release", adapter.name))
     return records, _agreement(records, data, int(shared_rows.sum()))
+
+
+def _unranked_reason(covered: int, population: int, best: int, min_coverage: float) -> str:
+    """Why a model is not ranked, in words that hold when nobody covers anything."""
+    if best == 0:
+        return f"covers none of the {population} pairs, and no model of this data covers any"
+    if covered == 0:
+        return f"covers none of the {population} pairs (the best-covered model covers {best})"
+    return (f"covers {covered} of {population} pairs, fewer than {100 * min_coverage:.0f}% of the {best} the "
+            "best-covered model covers")
 
 
 def _diagnostics(model_run: ModelRun, manifest: Manifest, matrix: DecisionMatrix, keep: np.ndarray):

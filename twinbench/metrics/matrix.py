@@ -302,4 +302,5 @@ def official(matrix: DecisionMatrix, column: int, rows: np.ndarray,
     if not ask_verdicts and not twin_verdicts:
         return None
     return OfficialScore(ask_items=share(ask_verdicts), act_twins=share(twin_verdicts), ask_items_by_category=by_cat,
-                         n_ask_items=len(ask_verdicts), n_act_twins=len(twin_verdicts))
+                         n_ask_items=len(ask_verdicts), n_act_twins=len(twin_verdicts), ask_items_of=len(asks),
+                         act_twins_of=len(twins))

@@ -221,13 +221,13 @@ class CrossCheck:
     def unexplained(self) -> int:
         return sum(len(r.unexplained) for r in self.reports)
 
-    def render(self) -> str:
+    def render(self, wide: bool = False) -> str:
         from . import crosscheck
 
         if not any(r.items_compared for r in self.reports):
-            return ("nothing to check: no score file with BFCL's own reading (model_result_decoded of the "
+            return ("nothing to check: no score file with BFCL's own reading (model_result_decoded of the\n"
                     "failed items) was found beside these runs")
-        return crosscheck.render_table(self.reports)
+        return crosscheck.render_table(self.reports, wide=wide)
 
     def to_json(self) -> dict:
         from . import crosscheck

@@ -85,7 +85,7 @@ def _item_id(row: Mapping[str, object]) -> str | None:
 class When2CallRuns(RunReader):
     rows: Mapping[str, object]  # the data's rows by uuid (adapter.Row)
     items: Mapping[str, Item]  # every item, constructed twins included
-    results_usage: str = "--when2call-data FILE --results OUTPUTS.jsonl (one file per model)"
+    results_usage: str = "--when2call-data FILE --results MODEL.jsonl"  # one file per model, named by it
 
     def find(self, paths: Sequence[Path], models: Sequence[str] = (), official: Path | None = None) -> RunSearch:
         files: list[Path] = []
@@ -134,6 +134,7 @@ class When2CallRuns(RunReader):
         rollouts: dict[str, Rollout] = {}
         tally = UnreadTally()
         bad: list[int] = []
+        bfcl_like = 0  # lines with BFCL's "id" and "result" and no When2Call key: a BFCL result file
         unknown: list[str] = []
         repeated: list[str] = []
         for number, line in enumerate(text.splitlines(), start=1):
@@ -147,6 +148,7 @@ class When2CallRuns(RunReader):
             item_id = _item_id(row) if isinstance(row, dict) else None
             if item_id is None:
                 bad.append(number)
+                bfcl_like += isinstance(row, dict) and "id" in row and "result" in row
                 continue
             if item_id not in self.items:
                 unknown.append(item_id)
@@ -158,7 +160,11 @@ class When2CallRuns(RunReader):
                 continue
             rollouts[item_id] = rollout_of(item_id, row, tally)
         warnings = []
-        if bad:
+        if bad and bfcl_like == len(bad) and not rollouts and not unknown:
+            warnings.append(f"{run.model}: {path} looks like a BFCL result file (each line has BFCL's id and result, "
+                            "none a When2Call uuid), not When2Call outputs: score BFCL runs with --adapter bfcl "
+                            "--results DIR; the When2Call adapter reads one JSONL of responses per model")
+        elif bad:
             warnings.append(f"{run.model}: {path}: {len(bad)} line(s) are not a JSON row with a uuid "
                             f"(line {', '.join(map(str, bad[:_EXAMPLES]))}{' ...' if len(bad) > _EXAMPLES else ''}); "
                             "skipped, and the pairs that need them are unscored")
@@ -176,7 +182,11 @@ class When2CallRuns(RunReader):
                             "them are unscored as unreadable rollouts")
         absent = len(wanted - set(rollouts))
         twins = {i for i in wanted if i.endswith(TWIN_SUFFIX) and i not in self.rows}
-        if twins and not twins & set(rollouts):
+        if not rollouts:
+            if not bfcl_like:
+                warnings.append(f"{run.model}: {path}: no row answers an item of --when2call-data ({len(wanted)} asked "
+                                "for), so no pair can be scored")
+        elif twins and not twins & set(rollouts):
             warnings.append(f"{run.model}: {path}: none of the {len(twins)} constructed should-act twins "
                             f"(ids ending in {TWIN_SUFFIX}) has a row, so no pair can be scored: run the model on "
                             "the suite `twinbench build --adapter when2call` writes, not on When2Call's own file")
