@@ -287,6 +287,7 @@ def build_page(summary: ScoreReport, evaluation: Evaluation, title: str | None =
     if summary.embedded_default:
         notes.append(f"report on your own runs: twinbench report --adapter {summary.adapter} {summary.results_usage} "
                      "--output report.html")
+    env.globals.update(official=scorecard.official_text, rank=scorecard.rank_text, shared=scorecard.shared_marker)
     page = env.get_template("report.html.j2").render(
         title=title or ("twinbench report: reference policies" if summary.embedded_default else "twinbench report"),
         version=__version__,

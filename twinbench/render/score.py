@@ -44,7 +44,8 @@ PARTIAL = "*"
 SHARED = "^"
 
 
-def _official_text(record: ModelScore) -> str:
+def official_text(record: ModelScore) -> str:
+    """``ask / act`` official rates, ``*`` after one on fewer items than the row's pairs; ``none`` without."""
     off = record.official
     if off is None:
         return "none"
@@ -83,7 +84,7 @@ def _rows(models: Sequence[ModelScore]) -> list[list]:
             ("-" if r.decision is None else f"{r.decision:.1f}") + _ci(r, "decision"),
             _r(r.decision_credited), _r(r.pair),
             *[_category_decision(r, c) for c in sorted(r.by_category)],
-            _official_text(r), rank_text(r),
+            official_text(r), rank_text(r),
             "-" if rank1 is None else f"{rank1:.1f}%",
         ])
     return rows
