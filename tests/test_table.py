@@ -96,11 +96,12 @@ def truncated_score_file(tmp_path):
 @pytest.mark.shared
 def test_an_official_rate_on_fewer_items_than_the_pairs_is_marked(capsys, bfcl_adapter, truncated_score_file):
     import json
+    import re
 
     text = _out(capsys, "--results", str(truncated_score_file), "--bootstrap", "0")
     row = next(line for line in text.splitlines() if line.startswith("openai_gpt-oss-20b") and "/" in line
                and "*" in line)
-    assert "* / " in row and "1* / 1" in row  # the official ask rate, and the official rank made from it
+    assert re.search(r"\d\.\d\* / \d+\.\d ", row) and "1* / 1" in row  # the official ask rate, and its rank
     flat = text.replace("\n  ", " ")
     assert "*official openai_gpt-oss-20b: on the " in flat and " should-ask items that have a verdict" in flat
     assert main(["score", "--results", str(truncated_score_file), "--bootstrap", "0", "--format", "json"]) == 0
@@ -175,3 +176,16 @@ def test_model_text_round_trips_through_the_per_item_csv(odd_outputs, tmp_path, 
     reasons = {r["unscored_reason"] for r in rows}
     assert any(r.startswith("act: unreadable call (act: call_arguments_unparsed: mkdir: ") and "\n" in r
                for r in reasons)  # quoted by the csv module: the newline stays inside its cell
+
+
+def test_names_from_the_results_are_escaped_in_table_cells(tmp_path, capsys):
+    from builders import tiny_package
+    from test_score import good_lines, write_run
+
+    write_run(tmp_path / "runs", "odd\x1b[2Jname\u202e", good_lines())
+    main(["score", "--bfcl-root", str(tiny_package(tmp_path / "rel")), "--results", str(tmp_path / "runs"),
+          "--bootstrap", "0"])
+    text = capsys.readouterr().out
+    rows = [line for line in text.splitlines() if line.startswith("odd")]
+    assert len(rows) == 2 and all(row.startswith("odd\\x1b[2Jname\\u202e ") for row in rows)
+    assert "\x1b" not in text and "\u202e" not in text

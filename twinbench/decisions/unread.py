@@ -36,8 +36,7 @@ def anchor_unread(decisions: Iterable[PairDecision]) -> AnchorUnread:
     sides: dict[tuple[str, int], tuple[tuple[str, str], ...] | None] = {}
     for d in decisions:
         for item, turn, told in ((d.act_id, d.act_anchor_turn, d.act_unread), (d.ask_id, d.anchor_turn, d.ask_unread)):
-            if sides.get((item, turn)) is None:  # a side that says wins over one that does not (same turn)
-                sides[(item, turn)] = told
+            sides.setdefault((item, turn), told)  # a should-act twin shared by pairs: its anchor turn once
     counts: dict[str, int] = {}
     examples: dict[str, list[str]] = {}
     for (item, turn), told in sides.items():
