@@ -163,6 +163,8 @@ def test_model_text_is_escaped_in_markdown(command, odd_outputs, capsys):
     quoted = next(line for line in text.splitlines() if "call_arguments_unparsed" in line and "e.g." in line)
     assert quoted.startswith("- ")  # the excerpt's newline did not end the list item
     assert "\\*bold\\*" in quoted and "\\<b\\>" in quoted and "\\`code\\`" in quoted and "\\|" in quoted
+    if command == "compare":  # twinbench's own "<category>" is a placeholder, not an HTML tag
+        assert "attempt on \\<category> anchor" in text
 
 
 def test_model_text_round_trips_through_the_per_item_csv(odd_outputs, tmp_path, capsys):
@@ -189,3 +191,15 @@ def test_names_from_the_results_are_escaped_in_table_cells(tmp_path, capsys):
     rows = [line for line in text.splitlines() if line.startswith("odd")]
     assert len(rows) == 2 and all(row.startswith("odd\\x1b[2Jname\\u202e ") for row in rows)
     assert "\x1b" not in text and "\u202e" not in text
+
+
+def test_a_long_hint_puts_its_command_on_a_line_of_its_own_unbroken():
+    from twinbench.render.score import _hint_lines, own_run_hint
+
+    short = own_run_hint("bfcl")
+    assert _hint_lines(short) == [short]
+    long = own_run_hint("a-leaderboard", "--its-data FILE --results path/to/a-folder-of-outputs/one-file-per-model.jsonl")
+    assert len(long) > 100
+    head, command = _hint_lines(long)
+    assert head == "score your own run:" and command == "  twinbench score --adapter a-leaderboard " + long.split(
+        "a-leaderboard ", 1)[1]
