@@ -131,3 +131,12 @@ def test_messages_show_control_characters_as_escapes(tmp_path, release, capsys):
     (odd / "BFCL_v4_multi_turn_base_result.json").unlink()
     _, _, err = run(capsys, "score", "--bfcl-root", release, "--results", tmp_path / "runs", "--bootstrap", "0")
     assert "\x1b" not in err and "odd\\x1b[31mname" in err
+
+
+def test_an_option_a_subcommand_lacks_is_refused_with_that_subcommands_usage(capsys):
+    with pytest.raises(SystemExit) as exited:
+        main(["plot", "--format", "json", "--input", "x.json"])
+    err = capsys.readouterr().err
+    assert exited.value.code == 2
+    assert err.startswith("usage: twinbench plot ")  # not the top-level usage
+    assert "twinbench plot: error: unrecognized arguments: --format json (see `twinbench plot --help`)" in err

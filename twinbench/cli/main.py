@@ -23,6 +23,12 @@ def _adapter_name(argv: Sequence[str]) -> str:
     return known.adapter
 
 
+def subcommand_parser(parser: argparse.ArgumentParser, name: str) -> argparse.ArgumentParser:
+    """The parser of one subcommand (argparse keeps no public accessor for it)."""
+    action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return action.choices[name]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
@@ -31,7 +37,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         say(f"error: {exc}")
         return 2
     parser = build_parser(adapter_cls)
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra:  # said by the subcommand's own parser, with its usage (argparse would give the top-level one)
+        subcommand_parser(parser, args.command).error(f"unrecognized arguments: {' '.join(extra)} (see "
+                                                      f"`twinbench {args.command} --help`)")
     try:
         return int(args.func(args, adapter_cls) or 0)
     except BrokenPipeError:  # the reader went away (e.g. `| head`): not an error
