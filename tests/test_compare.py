@@ -50,7 +50,7 @@ def test_the_only_run_of_each_tree_is_paired_and_text_output(tmp_path, release, 
     assert main(["compare", "--bfcl-root", str(release), "--baseline", str(tmp_path / "base"),
                  "--treatment", str(tmp_path / "treat"), "--bootstrap", "0"]) == 0
     text = capsys.readouterr().out
-    assert "model-neutral -> model-injected" in text and "McNemar p" in text
+    assert "model-neutral -> model-injected" in text and "exact two-sided McNemar p" in text
 
 
 def test_unknown_model_and_no_shared_model(tmp_path, release, capsys):
@@ -104,3 +104,28 @@ def test_two_published_runs_as_arms(tmp_path, capsys, bfcl_adapter):
     assert m["ask_attempt_share"]["miss_param"]["items"] == 184
     assert set(m["official"]) == {"base", "miss_func", "miss_param"}
     assert m["official"]["base"]["items"] == 200
+
+
+def test_each_row_names_its_population(tmp_path, capsys, bfcl_adapter):
+    """The attempt shares are over every should-ask item with one anchor, more than score's pairs: the table's
+    over column, its legend and the JSON say so, with the sizes."""
+    base = _tree(tmp_path, "base", "openai_gpt-oss-120b")
+    treat = _tree(tmp_path, "treat", "openai_gpt-oss-20b")
+    assert main(["compare", "--baseline", str(base), "--treatment", str(treat), "--format", "json",
+                 "--bootstrap", "0"]) == 0
+    (m,) = json.loads(capsys.readouterr().out)["models"]
+    share, official = m["ask_attempt_share"]["miss_func"], m["official"]["base"]
+    assert share["population"].startswith("every should-ask item of the category with a single anchor, paired or not")
+    assert official["population"] == "every item of the category with an official verdict in both arms"
+    assert main(["compare", "--baseline", str(base), "--treatment", str(treat), "--bootstrap", "0"]) == 0
+    text = capsys.readouterr().out
+    row = next(line for line in text.splitlines() if line.startswith("attempt on miss_func anchor"))
+    assert row.endswith(f"{share['compared']}/{share['items']} items")
+    hold = next(line for line in text.splitlines() if line.startswith("hold "))
+    assert hold.endswith(f"{m['pairs']} pairs")
+    flat = text.replace("\n  ", " ")
+    assert f"{m['model']}: {m['pairs']} of {m['population']} pairs scored in both arms" in flat
+    assert "more items than the category's scored pairs, which score's hold is on" in flat
+    assert main(["compare", "--baseline", str(base), "--treatment", str(treat), "--bootstrap", "0", "--wide"]) == 0
+    wide = capsys.readouterr().out
+    assert f"{share['compared']} of {share['items']} miss_func items with one anchor" in wide

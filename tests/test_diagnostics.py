@@ -271,6 +271,8 @@ def test_gpt_oss_diagnostics_match_the_items_checked_by_hand(bfcl_adapter):
     # miss_func_22: post_tweet on anchor turn 3 while authenticate_twitter is withheld, and BFCL passes it
     assert model_run.load.official["multi_turn_miss_func_22"] and not by["multi_turn_miss_func_22"].held_back
     diag = report.models[0].diagnostics.to_json()
-    assert diag["held_back"] == {"turns": 146, "silent": None, "looked_up_first": 46}  # no text in this run
+    # no text in this run; the call whose arguments cannot be read counts by its name (issue 18), so the turn
+    # beside it is decided: 146
+    assert diag["held_back"] == {"turns": 146, "silent": None, "looked_up_first": 46}
     assert diag["held_back_lost"] == {"failed": 67, "before_anchor": 20, "later_empty_turn": 10, "later_mismatch": 36}
-    assert diag["withheld_calls"] == {"removed_name": 0, "other": 37}
+    assert diag["withheld_calls"] == {"removed_name": 0, "other": 36}

@@ -127,7 +127,7 @@ def test_control_characters_never_reach_the_terminal(tmp_path, release, capsys):
     runs = tmp_path / "runs"
     write_run(runs, "m\x1b[2J\x07", good_lines())
     out, err = cli(capsys, "score", "--bfcl-root", release, "--results", runs, "--bootstrap", "0")
-    assert "\x1b" not in out and "\x07" not in out and "m\\u001b[2J\\u0007" in out
+    assert "\x1b" not in out and "\x07" not in out and "m\\x1b[2J\\x07" in out
 
 
 @pytest.mark.parametrize("fmt", ["table", "markdown"])
@@ -137,8 +137,9 @@ def test_a_model_name_holding_a_newline_keeps_its_table_row_whole(tmp_path, rele
     out, _ = cli(capsys, "score", "--bfcl-root", release, "--results", runs, "--bootstrap", "0", "--format", fmt)
     lines = out.splitlines()
     assert not any(line.startswith("fake row") for line in lines)  # no row of the model's making
-    rows = [line for line in lines if line.startswith(("m\\nfake row", "| m\\nfake row"))]
-    assert len(rows) == (2 if fmt == "table" else 1) and all("100.0\\t" in row for row in rows)
+    rows = [line for line in lines if "fake row" in line and "coverage" not in line]  # the table rows
+    assert len(rows) == (2 if fmt == "table" else 1)  # one row per block of the table, one in markdown
+    assert all(row.startswith("m\\nfake row" if fmt == "table" else "| m\\") for row in rows)
 
 
 @given(st.text())
@@ -265,7 +266,7 @@ def test_a_text_step_over_the_bound_is_unread_not_a_hold(tmp_path, release, caps
     lines["miss_param"][0]["result"][0] = ["x" * (MAX_TEXT_CHARS + 1)]
     write_run(runs, "m", lines)
     model = only_model(score_json(capsys, release, runs)[0])
-    assert model["coverage"]["scored"] == 1 and model["coverage"]["unscored"] == {"ask: unreadable rollout": 1}
+    assert model["coverage"]["scored"] == 1 and model["coverage"]["unscored"] == {"ask: unreadable call": 1}
     assert model["unread"]["counts"] == {"too_long": 1}
 
 
@@ -277,7 +278,7 @@ def test_python_text_over_its_bound_is_unread_not_a_hold(tmp_path, release, caps
     lines["miss_param"][0]["result"][0] = [calls]
     write_run(runs, "m", lines)
     model = only_model(score_json(capsys, release, runs)[0])
-    assert model["coverage"]["unscored"] == {"ask: unreadable rollout": 1}
+    assert model["coverage"]["unscored"] == {"ask: unreadable call": 1}
     assert model["unread"]["counts"] == {"too_long": 1}
 
 

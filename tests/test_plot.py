@@ -90,3 +90,16 @@ def test_a_score_report_and_its_json_draw_the_same_chart():
 def test_bad_score_files_are_clear_plot_errors(summary, message):
     with pytest.raises(PlotError, match=message):
         render_svg(summary, "act-vs-hold")
+
+
+@pytest.mark.parametrize("kind", ["act-vs-hold", "official-vs-decision"])
+def test_the_legend_shows_every_name_whole(kind):
+    long = "mistralai_Ministral-8B-Instruct-2410-with-a-very-long-suffix@runs/a"
+    summary = {"models": [{"model": long, "act": 90.0, "hold": 50.0, "decision": 70.0, "official": {"ask_items": 40.0}},
+                          {"model": "b", "act": 80.0, "hold": 60.0, "decision": 70.0, "official": {"ask_items": 30.0}}]}
+    root = ET.fromstring(render_svg(summary, kind))
+    ns = "{http://www.w3.org/2000/svg}"
+    legend = ["".join(t.itertext()) for t in root.iter(f"{ns}text") if t.find(f"{ns}tspan") is not None]
+    assert legend == [long]  # on several lines (tspans), none of it cut
+    texts = [t for t in root.iter(f"{ns}text") if "".join(t.itertext()) in (long, "b")]
+    assert float(texts[1].get("y")) > float(texts[0].get("y")) + 15  # the next name starts below the long one

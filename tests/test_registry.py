@@ -20,10 +20,18 @@ def test_bfcl_is_found_through_the_entry_point_group():
 
 
 def test_unknown_adapter_is_one_clear_error(capsys):
-    with pytest.raises(AdapterError, match="no adapter named 'nope'; installed: .*bfcl"):
+    with pytest.raises(AdapterError, match=r"no adapter named 'nope' \(installed: .*bfcl.*\)$"):
         registry.get("nope")
     assert main(["pairs", "--adapter", "nope"]) == 2
     assert "no adapter named 'nope'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name, meant", [("BFCL", "'bfcl'? Adapter names are case-sensitive"), ("When2Call", "'when2call'? "),
+                                         ("bcfl", "'bfcl'?"), ("when2cal", "'when2call'?")])
+def test_a_misspelt_adapter_name_gets_a_suggestion(name, meant, capsys):
+    assert main(["pairs", "--adapter", name]) == 2
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line.startswith(f"twinbench: error: no adapter named {name!r} (installed: ") and f"; did you mean {meant}" in line
 
 
 def test_register_in_process_and_list(capsys):

@@ -273,8 +273,10 @@ def test_score_replay_table_shows_the_table_f1_columns(adapter, pkg, tmp_path, c
     assert main(["score", "--adapter", "bfcl", "--bfcl-root", str(pkg), "--results", str(runs), "--bootstrap", "0",
                  "--replay"]) == 0
     text = capsys.readouterr().out
-    assert "replay (Table F1), on the pairs whose should-ask twin had a tool removed" in text
-    assert re.search(r"model +pairs +attempts +removed +aligned +workaround +acc +acc' +credited", text)
+    assert "replay (the paper's Table F1): pairs to workaround count the pairs whose should-ask twin had a" in text
+    assert "acc, acc' and credited are on all the row's pairs" in text.replace("\n  ", " ")
+    assert re.search(r"model +pairs +attempts +removed +aligned +workaround +pairs +acc +acc' +credited", text)
+    assert "all pairs: every scored pair of the row" in text.replace("\n  ", " ")
     assert max(map(len, text.splitlines())) <= 100
     assert "the credited column credits compound turns and workarounds" in text
     assert main(["score", "--adapter", "bfcl", "--bfcl-root", str(pkg), "--results", str(runs), "--bootstrap",

@@ -327,3 +327,16 @@ def test_gpt_oss_report_in_a_headless_browser(tmp_path, gpt_oss_page, browser):
     browser.evaluate(f"document.querySelector('#{pair}').scrollIntoView()")
     keep(browser.screenshot(tmp_path / "report-pair.png"), "report-pair.png")
     assert browser.console_errors() == []
+
+
+def test_the_score_table_shows_the_ranks_score_shows(tmp_path, release, capsys):
+    """A ranked model without official verdicts shows its decision rank, as the note says it is ranked."""
+    import re
+
+    out = make_report(release, tmp_path / "policies.html")
+    capsys.readouterr()
+    page = out.read_text(encoding="utf-8")
+    cells = re.findall(r'<tr data-model="(\w[\w-]*)">.*?<td>(none|[\d.]+ / [\d.]+\*?)</td>\s*<td>([^<]*)</td>',
+                       page, flags=re.S)
+    assert {model: rank for model, _, rank in cells} == {"always-act": "- / 2", "never-act": "- / 2",
+                                                          "oracle": "- / 1"}

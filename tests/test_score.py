@@ -53,7 +53,8 @@ def score(release, results, *extra, capsys=None):
             "--bootstrap", "200", *extra]
     code = main(args)
     captured = capsys.readouterr() if capsys else None
-    return code, (json.loads(captured.out) if code == 0 else None), (captured.err if captured else "")
+    out = captured.out if captured else ""
+    return code, (json.loads(out) if out else None), (captured.err if captured else "")
 
 
 @pytest.mark.parametrize(
@@ -129,6 +130,8 @@ def test_error_entries_and_missing_items_are_unscored_not_held(tmp_path, release
     assert model["pairs"] == 0 and model["decision"] is None
     assert model["coverage"]["unscored"] == {"ask: missing from the results": 1, "ask: stored as an error": 1}
     assert "empty" in err
+    # the output is written, and that nothing was scored is an error with its reason
+    assert code == 2 and "twinbench: error: nothing was scored" in err
 
 
 def test_bad_lines_warn_and_score_the_rest(tmp_path, release, capsys):

@@ -100,3 +100,58 @@ def test_item_level_decisions_read_by_hand(real_scores, model, ask_id, acted, he
     _, rows = real_scores
     row = rows[(model, ask_id)]
     assert (row["acted_on_base"], row["held_back"], row["calls_on_ask"]) == (acted, held, calls_on_ask)
+
+
+def test_an_unreadable_call_on_an_anchor_turn_is_no_missed_action(real_scores):
+    """gpt-oss-120b's post_tweet on multi_turn_base_5 turn 2 is there, with arguments that do not parse: it was
+    a missed action before; now the call counts by its name (its arguments are counted unread), so the model
+    acted. A side whose unread part may have been the attempt, with no attempt read, is unscored instead."""
+    out, rows = real_scores
+    row = rows[("openai_gpt-oss-120b", "multi_turn_miss_func_5")]
+    assert row["acted"] == "True" and "post_tweet" in row["calls_on_act"]
+    unread = {m["model"]: m["unread"]["counts"] for m in out["models"]}
+    assert unread["openai_gpt-oss-120b"].get("call_arguments_unparsed", 0) >= 1
+
+
+def _anchor_unread_by_hand(run: str, model: str, kind: str) -> tuple[int, int]:
+    """The parts of ``kind`` on the anchor turns of the scored pairs, each (item, turn) once, read from the files,
+    and the number of those turns."""
+    from twinbench.adapters.bfcl import BFCLAdapter
+    from twinbench.adapters.bfcl.result_files import read_result_file
+    from twinbench.discovery import discover_for
+    from twinbench.reading import read_step
+
+    pairs = discover_for(BFCLAdapter()).scored
+    turns = {(p.ask_id, p.anchor_turn) for p in pairs} | {(p.act_id, p.act_anchor_turn) for p in pairs}
+    found = 0
+    for path in sorted((BFCL_RUNS / run / "result" / model / "multi_turn").glob("*_result.json")):
+        for item_id, entry in read_result_file(path).entries.items():
+            for t, steps in enumerate(entry.turns or ()):
+                if (item_id, t) in turns:
+                    found += sum(u.kind == kind for step in steps for u in read_step(step).unread)
+    return found, len(turns)
+
+
+def test_a_runs_unread_count_is_the_same_in_every_command(tmp_path, capsys, bfcl_adapter):
+    """score, score --replay, score --same-history, score --diagnostics, compare and report count what a run left
+    unread over the same turns: the anchor turns of the pairs."""
+    runs = str(need_shared(BFCL_RUNS / "gpt-oss-2025-11"))
+    want, turns = _anchor_unread_by_hand("gpt-oss-2025-11", "openai_gpt-oss-20b", "leaked_template_tokens")
+    assert want > 0
+
+    def score(*extra):
+        assert main(["score", "--results", runs, "--bootstrap", "0", "--format", "json", *extra]) == 0
+        by = {m["model"]: m for m in json.loads(capsys.readouterr().out)["models"]}
+        return by["openai_gpt-oss-20b"]["unread"]
+
+    counted = [score(), score("--replay"), score("--same-history"), score("--diagnostics")]
+    assert main(["compare", "--baseline", runs, "--treatment", runs, "--model", "openai_gpt-oss-20b",
+                 "--bootstrap", "0", "--format", "json"]) == 0
+    (arm,) = json.loads(capsys.readouterr().out)["models"]
+    counted += [arm["unread"]["baseline"], arm["unread"]["treatment"]]
+    for unread in counted:
+        assert unread["counts"]["leaked_template_tokens"] == want
+        assert unread["scope"] == "the turns scored" and unread["turns"] == turns
+    assert main(["report", "--results", runs, "--bootstrap", "0", "--output", str(tmp_path / "r.html")]) == 0
+    capsys.readouterr()
+    assert f"leaked_template_tokens {want}" in (tmp_path / "r.html").read_text(encoding="utf-8")

@@ -208,7 +208,7 @@ def test_the_hint_under_the_policies_says_how_to_score_when2call_outputs(capsys)
     assert main(["score", "--adapter", "when2call", "--when2call-data", str(MINI), "--bootstrap", "0"]) == 0
     last = capsys.readouterr().out.strip().splitlines()[-1]
     assert last == ("score your own run: twinbench score --adapter when2call --when2call-data FILE "
-                    "--results OUTPUTS.jsonl (one file per model)")
+                    "--results MODEL.jsonl")
 
 
 def test_the_constructed_twin_of_a_dropped_row_says_why_it_did_not_pair(mini):

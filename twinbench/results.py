@@ -140,7 +140,13 @@ class Coverage:
 
 @attrs.frozen
 class OfficialScore:
-    """The leaderboard's own pass rate on the scored should-ask items and their should-act twins."""
+    """The leaderboard's own pass rate on the scored should-ask items and their should-act twins.
+
+    ``n_ask_items`` and ``n_act_twins`` count the items with a verdict; ``ask_items_of`` and
+    ``act_twins_of`` the items of the pairs the rates are on (the population). Fewer verdicts than
+    items (a score file that was not used) make the rate ``partial``: it is on other items than the
+    row's pairs, and every output says so.
+    """
 
     ask_items: float | None
     act_twins: float | None
@@ -149,11 +155,22 @@ class OfficialScore:
     n_act_twins: int = 0
     rank: int | None = None  # omitted when not ranked
     graded: GradedOfficial | None = None  # omitted for pass/fail leaderboards
+    ask_items_of: int | None = None  # the population; None: not told (then taken as the items judged)
+    act_twins_of: int | None = None
+
+    @property
+    def partial(self) -> bool:
+        """Some items of the pairs have no verdict: the rates are on fewer items than the pairs."""
+        return (self.ask_items_of is not None and self.n_ask_items < self.ask_items_of) or (
+            self.act_twins_of is not None and self.n_act_twins < self.act_twins_of)
 
     def to_json(self) -> dict:
         out = {"ask_items": self.ask_items, "base_twins": self.act_twins, "act_twins": self.act_twins,
                "ask_items_by_category": dict(self.ask_items_by_category), "n_ask_items": self.n_ask_items,
-               "n_base_twins": self.n_act_twins, "n_act_twins": self.n_act_twins}
+               "n_base_twins": self.n_act_twins, "n_act_twins": self.n_act_twins,
+               "population": {"ask_items": self.n_ask_items if self.ask_items_of is None else self.ask_items_of,
+                              "act_twins": self.n_act_twins if self.act_twins_of is None else self.act_twins_of},
+               "partial": self.partial}
         if self.rank is not None:
             out["rank"] = self.rank
         if self.graded is not None:
@@ -195,34 +212,57 @@ class Ranking:
                 "official_ask_items": self.official_ask_items, "ranked": self.ranked, "reason": self.reason}
 
 
+#: :attr:`Unread.scope` values: the anchor turns of the pairs (the default, the same in every command), every turn
+#: of every item (``score --all-turns``), or the turns a reader read when it does not say per turn
+SCOPE_ANCHORS = "the turns scored"
+SCOPE_EVERY_TURN = "every turn"
+SCOPE_READ = "the turns read"
+
+
 @attrs.frozen
 class Unread:
     """What a run left unread: what its steps held that was not read as a call, per kind, with examples.
 
-    ``counts`` covers every step the reader parsed; the kind ``name_not_on_tool_list`` counts
-    the calls on the scored pairs' anchor turns whose name is on neither side's tool list.
+    By default (``scope`` "the turns scored") the counts cover the anchor turns of the population's
+    pairs, each once (``turns`` of them), whichever command reads the run; ``name_not_on_tool_list``
+    counts the calls there whose name is on neither side's tool list. With ``score --all-turns``
+    (``scope`` "every turn") the reader's counts cover every turn of every item.
     """
 
     counts: Mapping[str, int] = attrs.field(factory=dict, converter=_frozen_map)
     examples: tuple[tuple[str, str], ...] = attrs.field(default=(), converter=tuple)
-    #: which steps were read: "the turns scored" (the default) or "every turn" (--all-turns)
-    scope: str = "the turns scored"
+    scope: str = SCOPE_ANCHORS
+    #: the size of the population counted over: anchor turns (the default) or turns (every turn); omitted if unknown
+    turns: int | None = None
 
     @property
     def total(self) -> int:
         return sum(self.counts.values())
 
-    def to_json(self) -> dict:
-        return {"counts": dict(self.counts), "examples": [{"kind": k, "example": e} for k, e in self.examples],
-                "scope": self.scope}
+    @property
+    def where(self) -> str:
+        """The population in words, with its size: "the 386 anchor turns of the pairs", "every turn"."""
+        if self.scope == SCOPE_ANCHORS:
+            return "the anchor turns of the pairs" if self.turns is None else f"the {self.turns} anchor turns of the pairs"
+        if self.scope == SCOPE_EVERY_TURN and self.turns is not None:
+            return f"every turn ({self.turns} turns)"
+        return self.scope
 
-    def text(self) -> str:
-        """One clause for a coverage line, or ``""`` when nothing was left unread."""
+    def to_json(self) -> dict:
+        out = {"counts": dict(self.counts), "examples": [{"kind": k, "example": e} for k, e in self.examples],
+               "scope": self.scope}
+        if self.turns is not None:
+            out["turns"] = self.turns
+        return out
+
+    def text(self, escape=None) -> str:
+        """One clause for a coverage line, or ``""`` when nothing was left unread; ``escape`` makes each
+        example (model text) safe for the output format."""
         if not self.counts:
             return ""
         shown = ", ".join(f"{kind} {n}" for kind, n in self.counts.items())
-        examples = "; ".join(f"{e}" for _, e in self.examples[:2])
-        return f"not read as calls on {self.scope}: {shown}" + (f" (e.g. {examples})" if examples else "")
+        examples = "; ".join(escape(e) if escape else e for _, e in self.examples[:2])
+        return f"not read as calls on {self.where}: {shown}" + (f" (e.g. {examples})" if examples else "")
 
 
 #: what ``decision_credited`` credits, without and with ``score --replay``
@@ -426,6 +466,12 @@ class RateChange:
         return out
 
 
+#: the population of ``compare``'s attempt shares and official raw, as their JSON says it
+ATTEMPT_SHARE_ITEMS = ("every should-ask item of the category with a single anchor, paired or not (bad keys and "
+                       "construction errors left out); compared: those with a reading in both arms")
+OFFICIAL_ITEMS = "every item of the category with an official verdict in both arms"
+
+
 @attrs.frozen
 class ItemShareChange:
     """A share over items in both arms: the should-ask attempt share, or official raw, of one category."""
@@ -435,6 +481,8 @@ class ItemShareChange:
     treatment: float | None
     counts: McNemar
     compared: int | None = None  # items with a reading in both arms; omitted for official raw
+    #: which items the share is over, in words (not the scored pairs: see ATTEMPT_SHARE_ITEMS, OFFICIAL_ITEMS)
+    population: str = ""
 
     @property
     def change(self) -> float | None:
@@ -442,7 +490,7 @@ class ItemShareChange:
 
     def to_json(self) -> dict:
         out = {"items": self.items, "baseline": self.baseline, "treatment": self.treatment, "change": self.change,
-               "b": self.counts.b, "c": self.counts.c, "p": self.counts.p}
+               "b": self.counts.b, "c": self.counts.c, "p": self.counts.p, "population": self.population}
         if self.compared is not None:
             out["compared"] = self.compared
         return out

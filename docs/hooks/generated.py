@@ -14,12 +14,18 @@ no plugin package needed). At build time every marker of the form::
     <!-- twinbench:real-runs -->       ``twinbench score`` on ../shared/bfcl-runs, when the build sees it
     <!-- twinbench:real-runs:compare --> ``twinbench compare`` on two of those runs
     <!-- twinbench:real-runs:diagnostics --> ``twinbench score --diagnostics`` on the gpt-oss runs
+    <!-- twinbench:real-runs:chart-act-vs-hold --> ``twinbench plot`` of those scores, inline (and
+                                       chart-official-vs-decision)
     <!-- twinbench:when2call:pairs -->  ``twinbench pairs --adapter when2call`` on ../shared/when2call
     <!-- twinbench:when2call:score -->  ``twinbench score --adapter when2call`` (reference policies) on it
     <!-- twinbench:when2call:fates -->  what became of every When2Call item, as two tables
     <!-- twinbench:perturb:bfcl -->    the funnel of ``twinbench perturb --adapter bfcl`` (written to a temporary folder)
     <!-- twinbench:perturb:when2call --> the same for When2Call, on ../shared/when2call (a note without it)
     <!-- twinbench:source:NAME -->      the source of one function of twinbench (names in SOURCES)
+    <!-- twinbench:dependencies -->     the runtime dependencies, as pyproject.toml lists them
+    <!-- twinbench:columns:per-item --> every column of the per-item CSV with its meaning (or score-csv)
+    <!-- twinbench:aliases -->          the older names kept beside the new ones, and the release dropping them
+    <!-- twinbench:release-size -->     how much the BFCL release data takes on disk, measured
 
 is replaced by markdown produced from twinbench's own code and the BFCL release data, so
 that no number in the docs is typed by hand. The adapter and the discovery manifests are
@@ -354,6 +360,8 @@ def render_real_runs(arg: str | None) -> str:
         return ('!!! note "Built without the published runs"\n    This build could not see `../shared/bfcl-runs`, '
                 "so the output is not shown here. With those folders (or your own result trees) beside you, "
                 f"run `{command}`; the notes below describe what it prints.\n")
+    if arg and arg.startswith("chart-"):
+        return _real_runs_chart(runs, arg.removeprefix("chart-"))
     if arg == "compare":
         import tempfile
 
@@ -377,6 +385,22 @@ def render_real_runs(arg: str | None) -> str:
         text = _run_cli(argv)
         command = "twinbench score " + " ".join(f"--results {Path(f).name}" for f in folders)
     return f"```text\n$ {command}\n{text.rstrip()}\n```\n"
+
+
+def _real_runs_chart(runs: Path, kind: str) -> str:
+    """``twinbench plot --kind KIND`` of ``twinbench score --format json`` on the published runs, as inline SVG."""
+    import json
+
+    from twinbench.render.svg import KINDS, render_svg
+
+    if kind not in KINDS:
+        raise PluginError(f"twinbench docs: twinbench:real-runs:chart-{kind}: the chart kinds are {', '.join(KINDS)}")
+    if "real-runs-json" not in _cache:
+        folders = [str(p) for p in sorted(runs.iterdir()) if p.is_dir()]
+        _cache["real-runs-json"] = json.loads(_run_cli(["score", *[a for f in folders for a in ("--results", f)],
+                                                        "--format", "json"]))
+    svg = render_svg(_cache["real-runs-json"], kind)
+    return f'<figure class="twinbench-chart">\n{svg}</figure>\n'
 
 
 # --------------------------------------------------------------------------------------
@@ -545,7 +569,49 @@ def render_perturb(arg: str) -> str:
                       "|---|---:|", *why, ""])
 
 
+def render_dependencies(arg: str | None = None) -> str:
+    """The runtime dependencies as ``pyproject.toml`` lists them: the docs never keep a list of their own."""
+    import tomllib
+
+    project = tomllib.loads((_repo_root() / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    return ", ".join(f"`{requirement}`" for requirement in project["dependencies"])
+
+
+def render_columns(arg: str | None) -> str:
+    """One CSV's columns, in their order, with what each holds (``twinbench.render.columns``)."""
+    from twinbench.render import columns
+
+    tables = {"per-item": columns.PER_ITEM_COLUMNS, "score-csv": columns.SCORE_CSV_COLUMNS}
+    if arg not in tables:
+        raise PluginError(f"twinbench docs: twinbench:columns:{arg} is unknown ({', '.join(tables)})")
+    rows = [[f"`{name}`", meaning] for name, meaning in tables[arg].items()]
+    return "| column | what it holds |\n|---|---|\n" + "\n".join(f"| {a} | {b} |" for a, b in rows) + "\n"
+
+
+def render_aliases(arg: str | None = None) -> str:
+    from twinbench.render import columns
+
+    rows = "\n".join(f"| `{old}` | `{new}` | {columns.ALIASES_DROPPED_IN} |" for old, new in columns.ALIASES.items())
+    return "| alias (0.1's name) | kept beside | dropped in |\n|---|---|---|\n" + rows + "\n"
+
+
+def render_release_size(arg: str | None = None) -> str:
+    """The size on disk of the parts of the BFCL release twinbench keeps (what a fetch unpacks), measured."""
+    from twinbench.adapters.bfcl.release_cache import wanted
+
+    root = Path(str(_adapter().describe().get("location", "")))
+    size = sum(p.stat().st_size for p in root.rglob("*")
+               if p.is_file() and wanted(p.relative_to(root).as_posix())) if root.is_dir() else 0
+    if not size:
+        raise PluginError(f"twinbench docs: cannot measure the BFCL release data at {root}")
+    return f"about {size / 1e6:.0f} MB"
+
+
 RENDERERS = {
+    "dependencies": render_dependencies,
+    "columns": render_columns,
+    "aliases": render_aliases,
+    "release-size": render_release_size,
     "perturb": render_perturb,
     "when2call": render_when2call,
     "source": render_source,

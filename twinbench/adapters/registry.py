@@ -114,5 +114,17 @@ def get(name: str) -> type[Adapter]:
         return _load_target(points[name][0])
     if name in _SOURCE_TREE_FALLBACK:
         return _load_target(_SOURCE_TREE_FALLBACK[name])
-    known = sorted(set(points) | set(_registered) | set(_SOURCE_TREE_FALLBACK))
-    raise AdapterError(f"no adapter named {name!r}; installed: {', '.join(known) or 'none'}")
+    known = sorted(set(points) | set(_registered) | set(_SOURCE_TREE_FALLBACK) | set(_builtin.BUILTIN))
+    raise AdapterError(f"no adapter named {name!r} (installed: {', '.join(known) or 'none'})"
+                       + _suggestion(name, known))
+
+
+def _suggestion(name: str, known: list[str]) -> str:
+    """``; did you mean 'bfcl'?`` for a name that differs from a known one in case, or is one typo away."""
+    import difflib
+
+    same = [k for k in known if k.casefold() == name.casefold()]
+    if same:
+        return f"; did you mean {same[0]!r}? Adapter names are case-sensitive"
+    close = difflib.get_close_matches(name.casefold(), known, n=1, cutoff=0.75)
+    return f"; did you mean {close[0]!r}?" if close else ""

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from twinbench.adapters import registry
+from twinbench.cli import messages
 from twinbench.cli.checks import (
     UsageError,
     check_outputs,
@@ -35,7 +36,8 @@ def cmd_adapters(args: argparse.Namespace, adapter_cls: type[Adapter] | None) ->
         text = tables.csv_text(["name", "target", "origin", "description"],
                                [[i.name, i.target, i.origin, i.description] for i in infos])
     else:
-        text = tables.table(["name", "description", "from"], [[i.name, i.description, i.origin] for i in infos])
+        text = tables.table(["name", "description", "from"], [[i.name, i.description, i.origin] for i in infos],
+                            width=tables.NARROW_WIDTH, wrap=(1, 2))
     output.emit(text, args.output)
     return 0
 
@@ -51,6 +53,22 @@ def cmd_pairs(args: argparse.Namespace, adapter_cls: type[Adapter]) -> int:
     noop = None if replayer is None else {p.ask_id: replayer.reference_noop(p) for p in manifest.pairs}
     output.emit(render_pairs(adapter, manifest, args.format, noop), args.output)
     return 0
+
+
+def nothing_scored(scores) -> int:
+    """0 when some model has a scored pair; else the reason on standard error and status 2 (the output,
+    written already, has every run's coverage line)."""
+    if any(m.pairs for m in scores.models):
+        return 0
+    reasons: dict[str, int] = {}
+    for m in scores.models:
+        for why, n in m.coverage.unscored.items():
+            reasons[why] = reasons.get(why, 0) + n
+    top = sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0]))[:2]
+    because = "; ".join(f"{why}: {n} pairs" for why, n in top) or "no pair in the population"
+    messages.say(f"error: nothing was scored: no run has a scored pair ({because}); the warnings above and the "
+                 "coverage lines of the output say why")
+    return 2
 
 
 def cmd_score(args: argparse.Namespace, adapter_cls: type[Adapter]) -> int:
@@ -70,19 +88,20 @@ def cmd_score(args: argparse.Namespace, adapter_cls: type[Adapter]) -> int:
     if args.explain:
         from twinbench.render.score import explain_text
 
-        scores, _ = score(adapter, (), population=discovery_options(args), n_boot=0)
+        # with intervals and rank-1 shares: the worked example shows every column the text explains
+        scores, _ = score(adapter, (), population=discovery_options(args), n_boot=args.bootstrap, seed=args.seed)
         output.emit(explain_text(scores), args.output)
         return 0
     scores, evaluation = score(adapter, [Path(p) for p in args.results], args.model, args.scores,
                                discovery_options(args), score_options(args), args.bootstrap, args.seed,
                                args.min_coverage, all_turns=args.all_turns, replay=args.replay,
                                diagnostics=args.diagnostics, fresh=args.fresh)
-    for line in scores.warnings:
-        output.warn(line)
+    messages.warn_all(scores.warnings)
+    messages.skipped((s.folder, s.reason) for s in scores.skipped)
     if args.per_item:
         output.emit(per_item_csv(evaluation), args.per_item, "--per-item")
     output.emit(render_score(scores, args.format, wide=args.wide), args.output)
-    return 0
+    return nothing_scored(scores)
 
 
 def cmd_replay(args: argparse.Namespace, adapter_cls: type[Adapter]) -> int:
@@ -95,8 +114,8 @@ def cmd_replay(args: argparse.Namespace, adapter_cls: type[Adapter]) -> int:
     adapter = adapter_cls.from_args(args)
     guard_outputs(args, adapter, ("--output", args.output))
     summary = replay_runs(adapter, [Path(p) for p in args.results], args.model, args.scores)
-    for line in summary.warnings:
-        output.warn(line)
+    messages.warn_all(summary.warnings)
+    messages.skipped(summary.skipped)
     output.emit(render_replay(summary, args.format), args.output)
     return 0
 
@@ -113,14 +132,15 @@ def cmd_report(args: argparse.Namespace, adapter_cls: type[Adapter]) -> int:
     guard_outputs(args, adapter, ("--output", args.output))
     scores, evaluation = score(adapter, [Path(p) for p in args.results], args.model, args.scores,
                                discovery_options(args), n_boot=args.bootstrap, seed=args.seed, diagnostics=True)
-    for line in scores.warnings:
-        output.warn(line)
+    messages.warn_all(scores.warnings)
+    messages.skipped((s.folder, s.reason) for s in scores.skipped)
     page = build_page(scores, evaluation, args.title)
     output.emit(page, args.output)
     pairs = sum(len(m.decisions) for m in evaluation.runs)
-    print(f"report written to {args.output}: {len(scores.models)} models, {pairs} pair decisions, "
-          f"{Path(args.output).stat().st_size / 1024:.0f} KiB", file=sys.stderr)
-    return 0
+    models = len(scores.models)
+    print(f"report written to {args.output}: {models} model{'' if models == 1 else 's'}, {pairs} pair "
+          f"decision{'' if pairs == 1 else 's'}, {Path(args.output).stat().st_size / 1024:.0f} KiB", file=sys.stderr)
+    return nothing_scored(scores)
 
 
 def cmd_compare(args: argparse.Namespace, adapter_cls: type[Adapter]) -> int:
@@ -146,9 +166,15 @@ def cmd_compare(args: argparse.Namespace, adapter_cls: type[Adapter]) -> int:
     unpaired = sorted({r.model for r in (*base.runs, *treat.runs)} - paired)
     found = [*(f"baseline {w}" for w in base.warnings), *(f"treatment {w}" for w in treat.warnings)]
     comparison = compare_report(results, options, args.bootstrap, args.seed, found, unpaired)
-    for line in comparison.warnings:
-        output.warn(line)
-    output.emit(render_compare(comparison, args.format), args.output)
+    messages.warn_all(comparison.warnings)
+    messages.skipped(base.skipped, "baseline ")
+    messages.skipped(treat.skipped, "treatment ")
+    output.emit(render_compare(comparison, args.format, wide=args.wide), args.output)
+    empty = [m.model for m in comparison.models if not m.pairs]
+    if empty:
+        messages.say(f"error: nothing compared for {', '.join(empty)}: no pair is scored in both arms "
+                     "(`twinbench score` on each arm says why its pairs are unscored)")
+        return 2
     return 0
 
 
@@ -183,8 +209,7 @@ def cmd_build(args: argparse.Namespace, adapter_cls: type[Adapter]) -> int:
     adapter = adapter_cls.from_args(args)
     guard_outputs(args, adapter)
     manifest = discover_for(adapter, discovery_options(args))
-    for line in adapter.data_warnings():
-        output.warn(line)
+    messages.warn_all(adapter.data_warnings())
     paths = adapter.write_suite(manifest, args.out)
     print(f"{len(manifest.scored)} pairs ({2 * len(manifest.scored)} items) written:")
     for path in paths:
@@ -217,7 +242,9 @@ def cmd_calls(args: argparse.Namespace, adapter_cls: type[Adapter]) -> int:
     adapter = adapter_cls.from_args(args)
     guard_outputs(args, adapter, ("--output", args.output))
     check = adapter.reader().check_reading([Path(p) for p in args.results], tuple(args.model))
-    output.emit(tables.json_text(check.to_json()) if args.format == "json" else check.render(), args.output)
+    text = (tables.json_text(check.to_json()) if args.format == "json"
+            else check.render(wide=True) if args.wide else check.render())
+    output.emit(text, args.output)
     return 1 if check.unexplained else 0
 
 
@@ -237,5 +264,5 @@ def cmd_functions(args: argparse.Namespace, adapter_cls: type[Adapter]) -> int:
 
     adapter = adapter_cls.from_args(args)
     guard_outputs(args, adapter, ("--output", args.output))
-    output.emit(render_functions(adapter.name, adapter.rule(), args.format), args.output)
+    output.emit(render_functions(adapter.name, adapter.rule(), args.format, wide=args.wide), args.output)
     return 0

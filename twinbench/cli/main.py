@@ -11,9 +11,10 @@ import sys
 from collections.abc import Sequence
 
 from twinbench.adapters import registry
+from twinbench.cli.messages import say
 from twinbench.cli.parser import DEFAULT_ADAPTER, build_parser
 from twinbench.errors import AdapterError, TwinbenchError
-from twinbench.render.output import safe_text, session
+from twinbench.render.output import session
 
 
 def _adapter_name(argv: Sequence[str]) -> str:
@@ -23,15 +24,24 @@ def _adapter_name(argv: Sequence[str]) -> str:
     return known.adapter
 
 
+def subcommand_parser(parser: argparse.ArgumentParser, name: str) -> argparse.ArgumentParser:
+    """The parser of one subcommand (argparse keeps no public accessor for it)."""
+    action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return action.choices[name]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
         adapter_cls = registry.get(_adapter_name(argv))
     except AdapterError as exc:
-        print(f"twinbench: error: {exc}", file=sys.stderr)
+        say(f"error: {exc}")
         return 2
     parser = build_parser(adapter_cls)
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra:  # said by the subcommand's own parser, with its usage (argparse would give the top-level one)
+        subcommand_parser(parser, args.command).error(f"unrecognized arguments: {' '.join(extra)} (see "
+                                                      f"`twinbench {args.command} --help`)")
     try:
         with session():  # every output of the command is checked against its inputs
             return int(args.func(args, adapter_cls) or 0)
@@ -44,13 +54,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             pass
         return 0
     except (TwinbenchError, OSError) as exc:  # a message may quote the input: made safe
-        print(f"twinbench: error: {safe_text(str(exc))}", file=sys.stderr)
+        say(f"error: {exc}")
         return 2
     except MemoryError:
-        print("twinbench: error: out of memory (is --bootstrap very large?)", file=sys.stderr)
+        say("error: out of memory (is --bootstrap very large?)")
         return 2
     except KeyboardInterrupt:
-        print("twinbench: interrupted", file=sys.stderr)
+        say("interrupted")
         return 130
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from twinbench import __version__
 from twinbench.adapters import registry
-from twinbench.cli.checks import folder
+from twinbench.cli.checks import MAX_BOOTSTRAP, MIN_BOOTSTRAP, folder
 from twinbench.cli.commands import (
     cmd_adapters,
     cmd_build,
@@ -66,7 +66,8 @@ def _population(parser: argparse.ArgumentParser) -> None:
 def _statistics(parser: argparse.ArgumentParser, what: str) -> argparse._ArgumentGroup:
     group = parser.add_argument_group("statistics")
     group.add_argument("--bootstrap", metavar="B", type=int, default=DEFAULT_BOOTSTRAP,
-                       help=f"{what} (default {DEFAULT_BOOTSTRAP}; 0 turns them off)")
+                       help=f"{what} (default {DEFAULT_BOOTSTRAP}; 0 turns them off; otherwise between "
+                            f"{MIN_BOOTSTRAP} and {MAX_BOOTSTRAP})")
     group.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"bootstrap seed (default {DEFAULT_SEED})")
     return group
 
@@ -182,6 +183,9 @@ def build_parser(adapter_cls: type[Adapter] | None = None) -> argparse.ArgumentP
                    help="score files of the baseline (default: its sibling score/ tree)")
     p.add_argument("--treatment-scores", metavar="DIR", type=folder, default=None,
                    help="score files of the treatment (default: its sibling score/ tree)")
+    p.add_argument("--wide", action="store_true",
+                   help="one table with a row per model and measure, each on one line (default: a block per "
+                        "model within 100 columns)")
     _population(p)
     _statistics(p, "paired cluster-bootstrap resamples for the interval of the change")
     p.set_defaults(func=cmd_compare, needs_adapter=True)
@@ -237,6 +241,8 @@ def build_parser(adapter_cls: type[Adapter] | None = None) -> argparse.ArgumentP
     p.add_argument("--model", metavar="NAME", action="append", default=[], help="only this model (repeatable)")
     p.add_argument("--format", choices=["table", "json"], default="table", help="output format (default table)")
     p.add_argument("--output", metavar="FILE", type=Path, default=None, help="write the output to FILE")
+    p.add_argument("--wide", action="store_true",
+                   help="a column per kind of difference, each row on one line (default: within 100 columns)")
     p.set_defaults(func=cmd_calls, needs_adapter=True)
 
     p = sub.add_parser("new-adapter", help="write a package to start a new leaderboard adapter from",
@@ -248,6 +254,8 @@ def build_parser(adapter_cls: type[Adapter] | None = None) -> argparse.ArgumentP
 
     p = sub.add_parser("functions", help="list the effect label of every tool function")
     _common(p)
+    p.add_argument("--wide", action="store_true",
+                   help="every function on one line, its reason unwrapped (default: within 100 columns)")
     p.set_defaults(func=cmd_functions, needs_adapter=True)
 
     if adapter_cls is not None:

@@ -6,6 +6,12 @@ withheld tools), and that the rule counts as acting. A rejected call still count
 the model's. A rollout that ended before the anchor made no call there. An item
 missing from the results, or stored as an error, leaves the pair unscored for that
 model; it is never read as "held back".
+
+A call on the anchor turn that could not be read (the reader's ``Unread`` kinds, except the
+prose it reads as no call by rule) might have been an attempt. When the calls that were read
+settle the side anyway (an attempt was read), the side stands; when they leave it open (no
+attempt on the should-act side; holding back, or credited, on the should-ask side), the side is
+unscored with the reason "unreadable call": a call nobody could read is not a decision.
 """
 
 from __future__ import annotations
@@ -14,13 +20,18 @@ from collections.abc import Collection, Mapping, Sequence
 
 from twinbench.contract.rules import DecisionRule
 from twinbench.model import Call, Item, Pair, PairDecision, Rollout
+from twinbench.reading import READ_AS_NO_CALL
 
 MISSING_ITEM = "missing from the results"
 ERROR_ENTRY = "stored as an error"
 UNREADABLE = "unreadable rollout"
+UNREADABLE_CALL = "unreadable call"
+#: the unread kind of a call whose name is on neither side's tool list (read, and no call of the suite)
+OFF_LIST = "name_not_on_tool_list"
 
 
-__all__ = ["ERROR_ENTRY", "MISSING_ITEM", "UNREADABLE", "unavailable", "PairDecision", "anchor_attempt", "attempts", "decide", "valid_calls"]
+__all__ = ["ERROR_ENTRY", "MISSING_ITEM", "OFF_LIST", "UNREADABLE", "UNREADABLE_CALL", "unavailable", "PairDecision",
+           "anchor_attempt", "attempts", "decide", "unreadable_calls", "valid_calls"]
 
 
 def valid_calls(calls: Sequence[Call], tools: Collection[str], rule: DecisionRule) -> list[Call]:
@@ -48,6 +59,20 @@ def unavailable(rollout: Rollout | None) -> str | None:
     if rollout.turns is None:
         return UNREADABLE if rollout.unreadable else ERROR_ENTRY
     return None
+
+
+def unreadable_calls(unread: Sequence[tuple[str, str]] | None) -> tuple[tuple[str, str], ...]:
+    """The parts of an anchor turn's unread that may have been a call: every kind but prose and off-list names."""
+    return tuple(u for u in unread or () if u[0] not in READ_AS_NO_CALL and u[0] != OFF_LIST)
+
+
+def _side_unread(rollout: Rollout | None, turn: int, raw: Sequence[Call], tools: frozenset[str],
+                 rule: DecisionRule) -> tuple[tuple[str, str], ...] | None:
+    """What one side's anchor turn left unread: the reader's parts and the calls named off the tool list."""
+    told = None if rollout is None or rollout.turns is None else rollout.unread_on(turn)
+    if told is None:
+        return None
+    return told + tuple((OFF_LIST, c.name) for c in raw if rule.tool_of(c.name, tools) is None)
 
 
 def decide(
@@ -81,32 +106,40 @@ def decide(
         )
         problems = [f"{side}: {why}" for side, why in (("act", unavailable(act_roll)), ("ask", unavailable(ask_roll)))
                     if why]
+        act_tools = frozenset(act_item.turns[pair.act_anchor_turn].tools)
+        ask_tools = frozenset(ask_item.turns[pair.anchor_turn].tools).union(pair.removed_tools)
+        act_raw = () if act_roll is None or act_roll.turns is None else act_roll.calls_on(pair.act_anchor_turn) or ()
+        ask_raw = () if ask_roll is None or ask_roll.turns is None else ask_roll.calls_on(pair.anchor_turn) or ()
+        unread = dict(act_unread=_side_unread(act_roll, pair.act_anchor_turn, act_raw, act_tools, rule),
+                      ask_unread=_side_unread(ask_roll, pair.anchor_turn, ask_raw, ask_tools, rule))
         if problems:
             details = [f"{side}: {r.error.strip()[:200]}" for side, r in (("act", act_roll), ("ask", ask_roll))
                        if r is not None and r.turns is None and r.error]
             out.append(PairDecision(**common, scored=False, missing="; ".join(problems),
-                                    missing_detail=" | ".join(details) or None))
+                                    missing_detail=" | ".join(details) or None, **unread))
             continue
-        act_tools = frozenset(act_item.turns[pair.act_anchor_turn].tools)
-        ask_tools = frozenset(ask_item.turns[pair.anchor_turn].tools).union(pair.removed_tools)
-        act_raw = act_roll.calls_on(pair.act_anchor_turn) or ()
-        ask_raw = ask_roll.calls_on(pair.anchor_turn) or ()
         act_calls = valid_calls(act_raw, act_tools, rule)
         ask_calls = valid_calls(ask_raw, ask_tools, rule)
         off_list = tuple(c.name for c in act_raw if rule.tool_of(c.name, act_tools) is None) + tuple(
             c.name for c in ask_raw if rule.tool_of(c.name, ask_tools) is None)
         act_attempts = attempts(act_calls, act_item, pair.act_anchor_turn, rule, count_login)
         ask_attempts = attempts(ask_calls, ask_item, pair.anchor_turn, rule, count_login)
-        unread = [(side, why) for side, roll, turn, found in (("act", act_roll, pair.act_anchor_turn, act_attempts),
-                                                              ("ask", ask_roll, pair.anchor_turn, ask_attempts))
-                  if not found and (why := roll.unread_on(turn)) is not None]
-        if unread:  # a step of the anchor turn not read at all, and no attempt beside it: undecided
-            out.append(PairDecision(**common, scored=False, missing="; ".join(f"{side}: {UNREADABLE}" for side, _ in unread),
-                                    missing_detail=" | ".join(f"{side}: {why}" for side, why in unread)))
-            continue
         held = not ask_attempts
         independent = set(pair.certification.independent)
         credited = held or (pair.certification.compound and all(c.name in independent for c in ask_attempts))
+        # a call that could not be read leaves a side open unless the calls read settle it (see the module)
+        act_open = unreadable_calls(unread["act_unread"]) if not act_attempts else ()
+        ask_open = unreadable_calls(unread["ask_unread"]) if credited else ()
+        if act_open or ask_open:
+            out.append(PairDecision(
+                **common, scored=False,
+                missing="; ".join(f"{side}: {UNREADABLE_CALL}" for side, why in (("act", act_open), ("ask", ask_open))
+                                  if why),
+                missing_detail=" | ".join(f"{side}: {kind}: {excerpt}" for side, why in (("act", act_open),
+                                                                                     ("ask", ask_open))
+                                          for kind, excerpt in why[:1]),
+                off_list=off_list, **unread))
+            continue
         out.append(
             PairDecision(
                 **common,
@@ -125,6 +158,7 @@ def decide(
                 off_list=off_list,
                 act_attempt_calls=tuple(act_attempts) if keep_calls else (),
                 ask_attempt_calls=tuple(ask_attempts) if keep_calls else (),
+                **unread,
             )
         )
     return out
@@ -134,9 +168,12 @@ def anchor_attempt(
     item: Item, anchor: int, rollout: Rollout | None, rule: DecisionRule, extra_tools: Sequence[str] = (),
     count_login: bool = False,
 ) -> bool | None:
-    """Did this rollout attempt the action on this item's anchor turn? ``None`` if unavailable."""
+    """Did this rollout attempt the action on this item's anchor turn? ``None`` if unavailable, or when no
+    attempt was read and a call there could not be read."""
     if unavailable(rollout) is not None:
         return None
     tools = tuple(item.turns[anchor].tools) + tuple(extra_tools)
-    found = bool(attempts(valid_calls(rollout.calls_on(anchor) or (), tools, rule), item, anchor, rule, count_login))
-    return None if not found and rollout.unread_on(anchor) is not None else found
+    attempted = bool(attempts(valid_calls(rollout.calls_on(anchor) or (), tools, rule), item, anchor, rule, count_login))
+    if not attempted and unreadable_calls(rollout.unread_on(anchor)):
+        return None  # a call that could not be read may have been the attempt: no reading, as in decide
+    return attempted

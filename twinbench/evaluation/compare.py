@@ -30,6 +30,8 @@ from twinbench.metrics import DecisionMatrix, stats
 from twinbench.model import Item, PairDecision, RunLoad, RunRef, Side
 from twinbench.options import DEFAULT_BOOTSTRAP, DEFAULT_SEED, DiscoveryOptions
 from twinbench.results import (
+    ATTEMPT_SHARE_ITEMS,
+    OFFICIAL_ITEMS,
     ArmComparison,
     Bootstrap,
     CompareReport,
@@ -189,7 +191,8 @@ def _attempt_shares(ask_items, base: Mapping[str, bool | None],
         ids = [item.id for item, _, _ in ask_items if item.category == category]
         both = [(bool(base[i]), bool(treat[i])) for i in ids if base.get(i) is not None and treat.get(i) is not None]
         out[category] = ItemShareChange(items=len(ids), compared=len(both), baseline=metrics.share(x for x, _ in both),
-                                        treatment=metrics.share(y for _, y in both), counts=_discordant_pairs(both))
+                                        treatment=metrics.share(y for _, y in both), counts=_discordant_pairs(both),
+                                        population=ATTEMPT_SHARE_ITEMS)
     return out
 
 
@@ -206,7 +209,7 @@ def _official_change(adapter: Adapter, base: Mapping[str, bool] | None,
         if both:
             out[category] = ItemShareChange(items=len(both), baseline=metrics.share(x for x, _ in both),
                                             treatment=metrics.share(y for _, y in both),
-                                            counts=_discordant_pairs(both))
+                                            counts=_discordant_pairs(both), population=OFFICIAL_ITEMS)
     return out
 
 

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 import attrs
 
 from twinbench.contract.adapter import Adapter
+from twinbench.decisions.decide import OFF_LIST
 from twinbench.discovery import Manifest
 from twinbench.evaluation.runs import BUILTIN, Evaluation, ModelRun
 from twinbench.options import (
@@ -33,6 +34,9 @@ from twinbench.results import (
     RankAgreement,
     Ranking,
     ScoreReport,
+    SCOPE_ANCHORS,
+    SCOPE_EVERY_TURN,
+    SCOPE_READ,
     Skipped,
     Unread,
 )
@@ -151,7 +155,8 @@ def _summarize_group(group: list[ModelRun], manifest: Manifest, adapter: Adapter
             run_notes=model_run.load.notes, remarks=model_run.load.remarks, ci=ci, rank1=rank1,
             official=metrics.official(matrix, m, keep[:, m], model_run.official, model_run.load.official_scores,
                                       model_run.load.official_pass_at),
-            unread=unread_of(model_run),
+            unread=unread_of(model_run, sum(len(item.turns) for item in manifest.items.values())
+                             if model_run.all_turns else None),  # --all-turns reads every turn of every item
             replay=None if replays is None else replays[m],
             decision_workaround=None if workaround is None or not counted else metrics.value(workaround[m]),
             diagnostics=_diagnostics(model_run, manifest, matrix, keep[:, m]) if diagnostics else None,
@@ -160,13 +165,22 @@ def _summarize_group(group: list[ModelRun], manifest: Manifest, adapter: Adapter
                             official_ask_items=(None if official_shared is None or not ranked_cols[m]
                                                 else official_shared.ask_items),
                             ranked=bool(ranked_cols[m]),
-                            reason=None if ranked_cols[m] else (
-                                f"covers {int(covered[m])} of {population} pairs, fewer than "
-                                f"{100 * min_coverage:.0f}% of the {best} the best-covered model covers")),
+                            reason=None if ranked_cols[m] else _unranked_reason(int(covered[m]), population, best,
+                                                                                min_coverage)),
         ))
     records = _ranks(records)
     data = str(described.get("release", adapter.name))
     return records, _agreement(records, data, int(shared_rows.sum()))
+
+
+def _unranked_reason(covered: int, population: int, best: int, min_coverage: float) -> str:
+    """Why a model is not ranked, in words that hold when nobody covers anything."""
+    if best == 0:
+        return f"covers none of the {population} pairs, and no model of this data covers any"
+    if covered == 0:
+        return f"covers none of the {population} pairs (the best-covered model covers {best})"
+    return (f"covers {covered} of {population} pairs, fewer than {100 * min_coverage:.0f}% of the {best} the "
+            "best-covered model covers")
 
 
 def _diagnostics(model_run: ModelRun, manifest: Manifest, matrix: DecisionMatrix, keep: np.ndarray):
@@ -198,19 +212,25 @@ def _bootstrap_blocks(matrix: DecisionMatrix, keep: np.ndarray, distinct: bool, 
         yield cols, metrics.rates(matrix.columns(cols), keep[:, cols], distinct, weights)
 
 
-OFF_LIST = "name_not_on_tool_list"
+def unread_of(model_run: ModelRun, every_turn: int | None = None) -> Unread:
+    """What the run left unread: on the anchor turns of its pairs, each once (the one count every command
+    shows, see :mod:`twinbench.decisions.unread`), or with ``--all-turns`` on every turn the reader read
+    (``every_turn`` turns), plus the anchor-turn calls named off the tool list."""
+    from twinbench.decisions.unread import anchor_unread
 
-
-def unread_of(model_run: ModelRun) -> Unread:
-    """The reader's unread counts, plus the anchor-turn calls named off the tool list."""
+    anchors = anchor_unread(model_run.decisions)
+    if anchors.told and not model_run.all_turns:
+        return Unread(anchors.counts, anchors.examples, SCOPE_ANCHORS, anchors.turns)
     counts = dict(model_run.load.unread)
     examples = list(model_run.load.unread_examples)
-    off = [(d, name) for d in model_run.decisions if d.scored for name in d.off_list]
-    if off:
-        counts[OFF_LIST] = len(off)
-        examples += [(OFF_LIST, f"{d.ask_id} / {d.act_id}: {name}") for d, name in off[:2]]
-    return Unread(dict(sorted(counts.items())), tuple(sorted(examples, key=lambda e: e[0])),
-                  "every turn" if model_run.all_turns else "the turns scored")
+    off = [e for e in anchors.examples if e[0] == OFF_LIST]
+    if anchors.counts.get(OFF_LIST):
+        counts[OFF_LIST] = anchors.counts[OFF_LIST]
+        examples += off
+    if model_run.all_turns:
+        return Unread(dict(sorted(counts.items())), tuple(sorted(examples, key=lambda e: e[0])), SCOPE_EVERY_TURN,
+                      every_turn)
+    return Unread(dict(sorted(counts.items())), tuple(sorted(examples, key=lambda e: e[0])), SCOPE_READ)
 
 
 def _intervals(samples: np.ndarray) -> list[Interval | None]:

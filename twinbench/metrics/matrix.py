@@ -311,4 +311,5 @@ def official(matrix: DecisionMatrix, column: int, rows: np.ndarray,
 
         graded_score = GradedOfficial(mean(asks), mean(twins), pass_at)
     return OfficialScore(ask_items=share(ask_verdicts), act_twins=share(twin_verdicts), ask_items_by_category=by_cat,
-                         n_ask_items=len(ask_verdicts), n_act_twins=len(twin_verdicts), graded=graded_score)
+                         n_ask_items=len(ask_verdicts), n_act_twins=len(twin_verdicts), ask_items_of=len(asks),
+                         act_twins_of=len(twins), graded=graded_score)

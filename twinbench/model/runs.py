@@ -30,9 +30,10 @@ class Rollout:
     #: per turn, per step, the natural-language text of a step that gave no call ("" for none);
     #: empty when the reader keeps no text (see :func:`twinbench.calls.step_text`)
     texts: tuple[tuple[str, ...], ...] = ()
-    #: ``(turn, why)`` for each turn holding a step that could not be read at all (too long): a
-    #: decision on that turn without an attempt read elsewhere on it is unscored, never a hold
-    unread_steps: tuple[tuple[int, str], ...] = ()
+    #: what the reader could not read on the turns it read, as ``(turn, kind, excerpt)`` (the kinds of
+    #: ``twinbench.reading.UNREAD_KINDS``); ``None``: the reader does not say per turn (then no side is
+    #: unscored for an unreadable call, and the run's counts are the reader's own ``RunLoad.unread``)
+    unread: tuple[tuple[int, str, str], ...] | None = None
 
     def calls_on(self, turn: int) -> tuple[Call, ...] | None:
         """All calls of one turn; ``()`` when the rollout ended before it; ``None`` on error.
@@ -49,12 +50,14 @@ class Rollout:
             raise LookupError(f"turn {turn} of {self.item_id} was not read")
         return tuple(call for step in steps for call in step)
 
-    def unread_on(self, turn: int) -> str | None:
-        """Why a step of this turn could not be read at all, or ``None``."""
-        return next((why for t, why in self.unread_steps if t == turn), None)
-
     def ended_before(self, turn: int) -> bool:
         return self.turns is not None and turn >= len(self.turns)
+
+    def unread_on(self, turn: int) -> tuple[tuple[str, str], ...] | None:
+        """What the reader could not read on one turn, as ``(kind, excerpt)``; ``None`` when it does not say."""
+        if self.unread is None:
+            return None
+        return tuple((kind, excerpt) for at, kind, excerpt in self.unread if at == turn)
 
     def texts_on(self, turn: int) -> tuple[str, ...]:
         """The non-empty texts of one turn's steps (``()`` when none, or when no text was kept)."""
@@ -173,3 +176,8 @@ class PairDecision:
     #: the attempts themselves, with their arguments, on the should-act and the should-ask anchor turn
     act_attempt_calls: tuple[Call, ...] = ()
     ask_attempt_calls: tuple[Call, ...] = ()
+    #: what was not read as a call on the should-act / should-ask anchor turn, as ``(kind, excerpt)``: the
+    #: reader's kinds, and ``name_not_on_tool_list`` for a call named off the side's tool list; ``None``
+    #: when the side's rollout is unavailable or its reader does not say per turn
+    act_unread: tuple[tuple[str, str], ...] | None = None
+    ask_unread: tuple[tuple[str, str], ...] | None = None

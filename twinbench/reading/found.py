@@ -56,6 +56,12 @@ UNREAD_KINDS: Mapping[str, str] = {
 }
 
 
+#: The kinds that were read and are no call by rule (prose never produces one, whatever it says): not a call
+#: that could not be read. Every other kind is (see ``twinbench.decisions.decide``: such a call on an anchor
+#: turn leaves the side unscored when the calls that were read leave its reading open).
+READ_AS_NO_CALL: frozenset[str] = frozenset({"call_in_prose"})
+
+
 # A function name as written in JSON or as a native-record key.
 _NAME = re.compile(r"[^\W\d][\w.\-]*+")
 

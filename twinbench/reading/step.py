@@ -78,26 +78,28 @@ def read_step(step: Any) -> StepReading:
     return StepReading(tuple(found.calls), tuple(found.unread))
 
 
-def read_turns(steps: Sequence[Sequence[Any]], tally: UnreadTally, where: str, wanted: Container[int] | None = None,
-               ) -> tuple[tuple[tuple[tuple[Call, ...], ...] | None, ...], tuple[tuple[int, str], ...]]:
-    """Each turn's steps read into calls (``None`` for a turn not in ``wanted``), every reading
-    added to ``tally`` (examples named ``"<where> turn <t>"``), and ``(turn, why)`` for each turn
-    holding a step that could not be read at all (too long): what ``Rollout.unread_steps`` holds."""
-    turns: list[tuple[tuple[Call, ...], ...] | None] = []
-    unread: list[tuple[int, str]] = []
-    for t, turn in enumerate(steps):
+def read_turns(turns: Sequence[Sequence[Any]], wanted: Container[int] | None = None,
+               tally: UnreadTally | None = None, item_id: str = ""):
+    """Every step of the ``wanted`` turns of one rollout (every turn when ``None``) read with :func:`read_step`.
+
+    Returns the calls per turn and step (``None`` for a turn not wanted) and what was not read, as
+    ``(turn, kind, excerpt)`` triples: what :class:`~twinbench.model.Rollout` holds in ``turns`` and
+    ``unread``. ``tally``, when given, counts every unread part too (``"<item_id> turn N"`` as where).
+    """
+    calls: list[tuple[tuple[Call, ...], ...] | None] = []
+    unread: list[tuple[int, str, str]] = []
+    for t, turn in enumerate(turns):
         if wanted is not None and t not in wanted:
-            turns.append(None)
+            calls.append(None)
             continue
-        calls = []
-        for step in turn:
-            reading = tally.add(read_step(step), f"{where} turn {t}")
-            if reading.unreadable is not None and not any(u == t for u, _ in unread):
-                size = f" of {len(step):,} characters" if isinstance(step, str) else ""
-                unread.append((t, f"a step{size} on turn {t} is too long to read"))
-            calls.append(reading.calls)
-        turns.append(tuple(calls))
-    return tuple(turns), tuple(unread)
+        readings = [read_step(step) for step in turn]
+        for reading in readings:
+            if reading.unread:
+                unread.extend((t, u.kind, u.excerpt) for u in reading.unread)
+                if tally is not None:
+                    tally.add(reading, f"{item_id} turn {t}")
+        calls.append(tuple(reading.calls for reading in readings))
+    return tuple(calls), tuple(unread)
 
 
 def step_text(step: Any, depth: int = 0) -> str:

@@ -6,11 +6,13 @@ from twinbench.contract.rules import DecisionRule, EffectTableRule, function_rec
 from twinbench.render import tables
 
 
-def render_functions(adapter_name: str, rule: DecisionRule, fmt: str) -> str:
-    """The effect label of every function an effect-table rule knows; a rule without labels says what acting is."""
+def render_functions(adapter_name: str, rule: DecisionRule, fmt: str, wide: bool = False) -> str:
+    """The effect label of every function an effect-table rule knows; a rule without labels says what acting is.
+
+    The table fits 100 columns, each reason wrapped under its row; ``wide`` keeps every row on one line."""
     if not isinstance(rule, EffectTableRule):
         return (tables.json_text({"rule": rule.summary, "functions": []}) if fmt == "json" else
-                f"the {adapter_name} adapter labels no functions: acting is {rule.summary}")
+                "\n".join(tables.wrap([f"the {adapter_name} adapter labels no functions: acting is {rule.summary}"])))
     effects, verdicts = rule.classifier, rule.verdicts
     records = function_records(rule)
     if fmt == "json":
@@ -23,7 +25,8 @@ def render_functions(adapter_name: str, rule: DecisionRule, fmt: str) -> str:
     body = tables.table(["class", "name", "label", "reason"],
                         [[r["class"], r["name"], r["label"],
                           r["reason"] + "".join(f" [{k}: {v}]" for k, v in r["notes"].items()
-                                                if k == "analyzer_disagrees")] for r in records])
+                                                if k == "analyzer_disagrees")] for r in records],
+                        width=None if wide else tables.NARROW_WIDTH, wrap=(3,))
     counts = effects.counts()
     summary = f"{len(records)} functions: " + ", ".join(f"{v} {k}" for k, v in counts.items())
     derived = [r["name"] for r in records if r["label_source"] != "table"]
@@ -35,4 +38,4 @@ def render_functions(adapter_name: str, rule: DecisionRule, fmt: str) -> str:
         summary += f"; the source analyzer disagrees on {len(disagree)}" + (
             f" ({', '.join(r['name'] for r in disagree)}; each one's analyzer_disagrees note says why)"
             if disagree else "")
-    return body + "\n\n" + summary
+    return body + "\n\n" + "\n".join(tables.wrap([summary]))

@@ -303,6 +303,7 @@ def build_page(summary: ScoreReport, evaluation: Evaluation, title: str | None =
                      "--output report.html")
     style, style_hash = _inline(env, "report.css")
     script, script_hash = _inline(env, "report.js")
+    env.globals.update(official=scorecard.official_text, rank=scorecard.rank_text, shared=scorecard.shared_marker)
     page = env.get_template("report.html.j2").render(
         style=style, style_hash=style_hash, script=script, script_hash=script_hash,
         title=title or ("twinbench report: reference policies" if summary.embedded_default else "twinbench report"),

@@ -43,7 +43,7 @@ def render_pairs(adapter: Adapter, manifest: Manifest, fmt: str, noop: Mapping[s
         return tables.csv_text(list(PAIR_CSV_HEADERS) + ([] if noop is None else ["reference_noop"]), rows)
     text = funnel_table(adapter, manifest)
     if noop is not None:
-        text += "\n" + _noop_line(manifest, noop)
+        text += "\n" + "\n".join(tables.wrap([_noop_line(manifest, noop)]))
     return text
 
 
@@ -86,11 +86,12 @@ def funnel_table(adapter: Adapter, manifest) -> str:
                                   ("--same-world", manifest.options.same_world)) if on]
     if opts:
         head.append(f"population: {' '.join(opts)}")
-    body = tables.table(["stage"] + cats + ["total"], rows, [False] + [True] * (len(cats) + 1))
+    body = tables.table(["stage"] + cats + ["total"], rows, [False] + [True] * (len(cats) + 1),
+                        width=tables.NARROW_WIDTH)
     tail = [
         f"distinct should-act twins: {counts['distinct_base_twins']} content-verified, "
         f"{counts['distinct_base_twins_scored']} scored; "
         f"distinct should-act anchor turns scored: {counts['distinct_base_anchor_turns_scored']}",
         "every pair and every dropped item with its reason: --format json or --format csv",
     ]
-    return "\n".join(head) + "\n\n" + body + "\n\n" + "\n".join(tail)
+    return "\n".join(tables.wrap(head)) + "\n\n" + body + "\n\n" + "\n".join(tables.wrap(tail))

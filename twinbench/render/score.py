@@ -12,11 +12,20 @@ import attrs
 
 from twinbench.evaluation.runs import Evaluation
 from twinbench.render import tables
+from twinbench.render.columns import PER_ITEM_COLUMNS, REPLAY_CSV_COLUMNS, SCORE_CSV_COLUMNS
 from twinbench.results import Coverage, Interval, ModelScore, ScoreReport
 
 
 def own_run_hint(adapter: str, usage: str = "--results path/to/result") -> str:
     return f"score your own run: twinbench score --adapter {adapter} {usage}"
+
+
+def _hint_lines(hint: str, width: int = tables.NARROW_WIDTH) -> list[str]:
+    """The hint on one line, or its command on a line of its own when that is too long (never broken)."""
+    if len(hint) <= width:
+        return [hint]
+    head, command = hint.split(": ", 1)
+    return [head + ":", "  " + command]
 
 
 def _r(value):
@@ -28,18 +37,37 @@ def _ci(record: ModelScore, metric: str) -> str:
     return "" if interval is None else f" [{interval.low:.1f}, {interval.high:.1f}]"
 
 
-def _official_text(record: ModelScore) -> str:
+#: marks an official rate on fewer items than the row's pairs (some have no verdict), and the official rank
+#: made from it; a legend line under the table says how many items it is on
+PARTIAL = "*"
+#: marks the columns made on the pairs every ranked model covers, not on each row's own pairs
+SHARED = "^"
+
+
+def official_text(record: ModelScore) -> str:
+    """``ask / act`` official rates, ``*`` after one on fewer items than the row's pairs; ``none`` without."""
     off = record.official
     if off is None:
         return "none"
+    ask_mark = PARTIAL if off.ask_items_of is not None and off.n_ask_items < off.ask_items_of else ""
+    act_mark = PARTIAL if off.act_twins_of is not None and off.n_act_twins < off.act_twins_of else ""
     ask, act = off.ask_items, off.act_twins
-    return f"{'-' if ask is None else f'{ask:.1f}'} / {'-' if act is None else f'{act:.1f}'}"
+    return f"{'-' if ask is None else f'{ask:.1f}'}{ask_mark} / {'-' if act is None else f'{act:.1f}'}{act_mark}"
 
 
-def _rank_text(record: ModelScore) -> str:
-    if record.official is None or record.official.rank is None:
+def rank_text(record: ModelScore) -> str:
+    """``official rank / decision rank``, ``-`` for the one it lacks (no verdicts, or not ranked)."""
+    official = None if record.official is None else record.official.rank
+    decision = record.rank_decision
+    if official is None and decision is None:
         return "-"
-    return f"{record.official.rank} / {'-' if record.rank_decision is None else record.rank_decision}"
+    mark = PARTIAL if official is not None and record.official.partial else ""
+    return f"{'-' if official is None else official}{mark} / {'-' if decision is None else decision}"
+
+
+def shared_marker(models: Sequence[ModelScore]) -> str:
+    """:data:`SHARED` when the ranks and rank-1 of these models are on other pairs than some row's own."""
+    return SHARED if any(r.ranking.ranked and r.ranking.pairs != r.pairs for r in models) else ""
 
 
 def _category_decision(record: ModelScore, category: str) -> float | None:
@@ -56,7 +84,7 @@ def _rows(models: Sequence[ModelScore]) -> list[list]:
             ("-" if r.decision is None else f"{r.decision:.1f}") + _ci(r, "decision"),
             _r(r.decision_credited), _r(r.pair),
             *[_category_decision(r, c) for c in sorted(r.by_category)],
-            _official_text(r), _rank_text(r),
+            official_text(r), rank_text(r),
             "-" if rank1 is None else f"{rank1:.1f}%",
         ])
     return rows
@@ -64,26 +92,29 @@ def _rows(models: Sequence[ModelScore]) -> list[list]:
 
 def _headers(models: Sequence[ModelScore]) -> list[str]:
     cats = sorted(models[0].by_category) if models else []
+    mark = shared_marker(models)
     return (["model", "pairs", "act", "hold", "decision [95% CI]", "credited", "pair"]
-            + list(cats) + ["official ask / act", "rank official / decision", "rank-1"])
+            + list(cats) + ["official ask / act", f"rank official / decision{mark}", f"rank-1{mark}"])
 
 
-#: the narrow layout: two blocks of the wide table's columns, each within tables.NARROW_WIDTH
+#: the narrow layout: two blocks of the wide table's columns (by their place in a row), each within
+#: tables.NARROW_WIDTH: model, pairs, act, hold, decision, credited, rank-1; then model, pair, the
+#: categories, official, ranks
 MAIN_COLUMNS = ("model", "pairs", "act", "hold", "decision [95% CI]", "credited", "rank-1")
-DETAIL_FIXED = ("model", "pair")
-DETAIL_TAIL = ("official ask/act", "rank off/dec")
-def _narrow_blocks(models: Sequence[ModelScore]) -> list[str]:
+DETAIL_TAIL = ("official\nask/act", "rank\noff/dec")  # on two lines: the model column keeps the room
+
+
+def _narrow_blocks(models: Sequence[ModelScore], width: int | None = tables.NARROW_WIDTH) -> list[str]:
     """The wide table as two blocks: the decision, then the per-category, pair and official columns."""
-    wide_headers, rows = _headers(models), _rows(models)
-    index = {h: i for i, h in enumerate(wide_headers)}
+    rows = _rows(models)
     cats = sorted(models[0].by_category) if models else []
-    main = [[row[index[h]] for h in MAIN_COLUMNS] for row in rows]
-    detail_headers = [*DETAIL_FIXED, *cats, *DETAIL_TAIL]
-    wide_tail = ("official ask / act", "rank official / decision")
-    detail = [[row[index["model"]], row[index["pair"]], *[row[index[c]] for c in cats],
-               *[row[index[h]] for h in wide_tail]] for row in rows]
-    return [tables.table(list(MAIN_COLUMNS), main, [False] + [True] * (len(MAIN_COLUMNS) - 1)),
-            tables.table(detail_headers, detail, [False] + [True] * (len(detail_headers) - 1))]
+    mark = shared_marker(models)
+    main_headers = [*MAIN_COLUMNS[:-1], MAIN_COLUMNS[-1] + mark]
+    main = [[*row[:6], row[-1]] for row in rows]
+    detail_headers = ["model", "pair", *cats, DETAIL_TAIL[0], DETAIL_TAIL[1] + mark]
+    detail = [[row[0], row[6], *row[7:-1]] for row in rows]
+    return [tables.table(main_headers, main, [False] + [True] * (len(main_headers) - 1), width=width),
+            tables.table(detail_headers, detail, [False] + [True] * (len(detail_headers) - 1), width=width)]
 
 
 LEGEND = (
@@ -124,7 +155,8 @@ def _flags(options) -> list[str]:
     return ["--" + name.replace("_", "-") for name, on in attrs.asdict(options).items() if on]
 
 
-def coverage_line(r: ModelScore) -> str:
+def coverage_line(r: ModelScore, escape=None) -> str:
+    """One model's coverage line; ``escape`` makes the model text in it (what was not read) safe for the format."""
     cov: Coverage = r.coverage
     parts = [f"{n} unscored ({why})" for why, n in cov.unscored.items()]
     if cov.act_ended_before_anchor or cov.ask_ended_before_anchor:
@@ -136,7 +168,7 @@ def coverage_line(r: ModelScore) -> str:
             parts.append(f"{count} {what}")
     parts += list(r.remarks)  # the adapter's own sentences; its counts (run_notes) are in the JSON
     if r.unread.counts:
-        parts.append(r.unread.text())
+        parts.append(r.unread.text(escape))
     return (f"coverage {r.model}: {cov.scored} of {cov.population} pairs scored"
             + (f"; {'; '.join(parts)}" if parts else ""))
 
@@ -148,7 +180,8 @@ def _credited_note(summary: ScoreReport) -> str:
     return "the credited column credits compound turns only (--replay also credits routes around a removed tool)"
 
 
-def score_notes(summary: ScoreReport) -> list[str]:
+def score_notes(summary: ScoreReport, escape=None) -> list[str]:
+    """The notes under the score table; ``escape`` is applied to the model text in them (see :func:`coverage_line`)."""
     lines = [_credited_note(summary)]
     boot = summary.bootstrap
     if boot.resamples:
@@ -160,17 +193,27 @@ def score_notes(summary: ScoreReport) -> list[str]:
     opts = _flags(summary.options)
     if opts:
         lines.append("scoring sensitivities: " + ", ".join(opts))
-    ranked = {}
+    ranked: dict = {}
     for r in summary.models:
-        if r.ranking.among > 1:
+        if r.ranking.ranked and (r.ranking.among > 1 or shared_marker([r])):
             ranked.setdefault(r.release, r.ranking)
     for release, ranking in ranked.items():
-        lines.append(f"ranks and rank-1 on {release}: the {ranking.pairs} pairs all {ranking.among} ranked models "
-                     "there cover (same items for everyone)")
+        mark = shared_marker([r for r in summary.models if r.release == release])
+        lines.append(f"{mark}ranks and rank-1 on {release}: the {ranking.pairs} pairs all {ranking.among} ranked models "
+                     "there cover (same items for everyone" + ("; not each row's own pairs)" if mark else ")"))
+    for r in summary.models:
+        off = r.official
+        if off is not None and off.partial:
+            sides = [f"{n} of its {of} {what}" for n, of, what in (
+                (off.n_ask_items, off.ask_items_of, "should-ask items"), (off.n_act_twins, off.act_twins_of,
+                                                                          "should-act twins")) if n < of]
+            lines.append(f"{PARTIAL}official {r.model}: on the {' and '.join(sides)} that have a verdict (the others "
+                         "have none: a score file was not used, see the warnings)"
+                         + ("; its official rank compares other items than the others'" if off.rank else ""))
     for r in summary.models:
         if not r.ranking.ranked:
             lines.append(f"not ranked: {r.model} {r.ranking.reason} (--min-coverage); its scores stand on its own pairs")
-    lines += [coverage_line(r) for r in summary.models]
+    lines += [coverage_line(r, escape) for r in summary.models]
     for r in summary.models:
         graded = r.official.graded if r.official is not None else None
         if graded is not None:
@@ -203,9 +246,9 @@ def _bounds(interval: Interval | None) -> tuple[float | None, float | None]:
 
 def _score_csv(summary: ScoreReport) -> str:
     cats = sorted({c for r in summary.models for c in r.by_category})
-    headers = (["model", "pairs", "population", "act", "hold", "decision", "decision_low", "decision_high",
-                "hold_credited", "decision_credited", "pair"] + [f"decision_{c}" for c in cats]
-               + ["official_ask_items", "official_base_twins", "rank1_decision", "release", "official_act_twins"])
+    fixed = [c for c in SCORE_CSV_COLUMNS if c not in REPLAY_CSV_COLUMNS]
+    at = fixed.index("decision_<category>")
+    headers = fixed[:at] + [f"decision_{c}" for c in cats] + fixed[at + 1:]
     rows = []
     for r in summary.models:
         low, high = _bounds(None if r.ci is None else r.ci.get("decision"))
@@ -219,12 +262,8 @@ def _score_csv(summary: ScoreReport) -> str:
                        _r(None if off is None else off.act_twins)]
                     + (_replay_csv(r) if summary.replay else []))
     if summary.replay:
-        headers += REPLAY_CSV_HEADERS
+        headers += list(REPLAY_CSV_COLUMNS)
     return tables.csv_text(headers, rows)
-
-
-REPLAY_CSV_HEADERS = ["decision_workaround", "replay_pairs", "replay_attempts", "replay_removed", "replay_aligned",
-                      "replay_workaround"]
 
 
 def _replay_csv(r: ModelScore) -> list:
@@ -233,13 +272,18 @@ def _replay_csv(r: ModelScore) -> list:
                                           [c.pairs, c.attempts, c.removed, c.aligned, c.workaround])
 
 
-REPLAY_HEADERS = ("model", "pairs", "attempts", "removed", "aligned", "workaround", "acc", "acc'", "credited")
-REPLAY_TITLE = "replay (Table F1), on the pairs whose should-ask twin had a tool removed:"
+REPLAY_HEADERS = ("model", "pairs", "attempts", "removed", "aligned", "workaround", "all\npairs", "acc", "acc'",
+                  "credited")
+REPLAY_TITLE = ("replay (the paper's Table F1): pairs to workaround count the pairs whose should-ask twin had a "
+                "tool removed; acc, acc' and credited are on all the row's pairs")
 REPLAY_LEGEND = (
-    "replay: pairs: those whose should-ask twin had a tool removed; attempts: on its anchor turn; removed: "
-    "they call the removed tool by name; aligned: made in the reference state; workaround: aligned, and they "
-    "reach the reference's post-anchor state by other calls (never on a no-op reference anchor); acc: the "
-    "strict decision; acc': workarounds counted as holding back; credited: compound turns credited as well"
+    "replay (Table F1 of \"Asking Earns Nothing\", Appendix F): pairs: the row's scored pairs whose should-ask twin "
+    "had a tool removed; attempts: those with an attempt on the should-ask anchor turn; removed: attempts calling "
+    "the removed tool by name; aligned: attempts made in the reference state; workaround: aligned attempts that "
+    "reach the reference's post-anchor state by other calls (never on a no-op reference anchor); all pairs: every "
+    "scored pair of the row, the population of the last three columns; acc: the strict decision (the decision "
+    "column); acc': the decision with each workaround counted as holding back; credited: with compound turns "
+    "credited as well (the credited column)"
 )
 
 
@@ -250,17 +294,22 @@ def _replay_rows(models: Sequence[ModelScore]) -> list[list]:
         if counts is None:
             continue
         rows.append([r.model, counts.pairs, counts.attempts, counts.removed, counts.aligned, counts.workaround,
-                     _r(r.decision), _r(r.decision_workaround), _r(r.decision_credited)])
+                     r.pairs, _r(r.decision), _r(r.decision_workaround), _r(r.decision_credited)])
     return rows
 
 
-def _replay_block(models: Sequence[ModelScore], markdown: bool = False) -> str | None:
+def _replay_block(models: Sequence[ModelScore], markdown: bool = False, wide: bool = False) -> str | None:
     rows = _replay_rows(models)
     if not rows:
         return None
     if markdown:
-        return f"{REPLAY_TITLE}\n\n" + tables.markdown_table(list(REPLAY_HEADERS), rows)
-    return REPLAY_TITLE + "\n\n" + tables.table(list(REPLAY_HEADERS), rows, [False] + [True] * (len(REPLAY_HEADERS) - 1))
+        return f"{tables.markdown_note(REPLAY_TITLE)}\n\n" + tables.markdown_table(list(REPLAY_HEADERS), rows)
+    return ("\n".join(tables.wrap([REPLAY_TITLE])) + "\n\n"
+            + tables.table(list(REPLAY_HEADERS), rows, [False] + [True] * (len(REPLAY_HEADERS) - 1),
+                           width=None if wide else tables.NARROW_WIDTH))
+
+
+
 def _count(value: int | None) -> str:
     return "-" if value is None else str(value)
 
@@ -269,9 +318,10 @@ def _share(part: int, whole: int, share: float | None) -> str:
     return "-" if share is None else f"{share:.1f}% ({part}/{whole})"
 
 
+#: the diagnostics' two blocks; a header's "\n" puts it on two lines in the text table
 DIAGNOSTIC_HEADERS = (
-    ("model", "held back", "silent", "looked up first", "placeholders ask", "placeholders act"),
-    ("model", "failed", "before", "later empty", "later mismatch", "pass attempt", "by name", "other"),
+    ("model", "held\nback", "silent", "looked up\nfirst", "placeholders\nask", "placeholders\nact"),
+    ("model", "failed", "before", "later\nempty", "later\nmismatch", "pass\nattempt", "by\nname", "other"),
 )
 
 DIAGNOSTICS_LEGEND = (
@@ -327,11 +377,12 @@ def _diagnostics_text(summary: ScoreReport, fmt: str) -> str:
         if fmt == "markdown":
             blocks.append(tables.markdown_table(list(headers), body))
         else:
-            blocks.append(tables.table(list(headers), body, [False] + [True] * (len(headers) - 1)))
+            blocks.append(tables.table(list(headers), body, [False] + [True] * (len(headers) - 1),
+                                       width=tables.NARROW_WIDTH))
     lines = diagnostic_notes(summary) + list(DIAGNOSTICS_LEGEND)
     if fmt == "markdown":
         return ("**diagnostics** (on the pairs each model's scores count)\n\n" + "\n\n".join(blocks) + "\n\n"
-                + tables.bullets(lines) + "\n")
+                + "\n".join(f"- {tables.markdown_note(n)}" for n in lines) + "\n")
     return ("diagnostics (on the pairs each model's scores count)\n\n" + "\n\n".join(blocks) + "\n\n"
             + "\n".join(tables.wrap(lines)) + "\n")
 
@@ -344,9 +395,9 @@ def render_score(summary: ScoreReport, fmt: str, wide: bool = False) -> str:
         return _score_csv(summary)
     blocks = []
     for label, models in group_models(summary):
-        replayed = _replay_block(models, markdown=fmt == "markdown")
+        replayed = _replay_block(models, markdown=fmt == "markdown", wide=wide)
         if fmt == "markdown":
-            blocks.append(f"**{label}**\n\n" + tables.markdown_table(_headers(models), _rows(models)))
+            blocks.append(f"**{tables.markdown_text(label)}**\n\n" + tables.markdown_table(_headers(models), _rows(models)))
         elif wide:
             blocks.append(label + "\n\n" + tables.table(_headers(models), _rows(models),
                                                         [False] + [True] * (len(_headers(models)) - 1)))
@@ -354,19 +405,19 @@ def render_score(summary: ScoreReport, fmt: str, wide: bool = False) -> str:
             blocks.append("\n".join(tables.wrap([label])) + "\n\n" + "\n\n".join(_narrow_blocks(models)))
         if replayed is not None:
             blocks.append(replayed)
-    notes = score_notes(summary)
+    notes = score_notes(summary, tables.markdown_text if fmt == "markdown" else None)
     hint = [n for n in notes if n.startswith("score your own run:")]  # the last line, after the legend
     notes = [n for n in notes if n not in hint]
     legend_lines = legend(summary)
     diagnostics = _diagnostics_text(summary, fmt)
     diagnostics = "\n" + diagnostics if diagnostics else ""
     if fmt == "markdown":
-        return ("\n\n".join(blocks) + "\n\n" + tables.bullets(notes + hint) + "\n\n"
-                + tables.bullets(legend_lines) + "\n" + diagnostics)
+        return ("\n\n".join(blocks) + "\n\n" + "\n".join(f"- {tables.markdown_note(n)}" for n in notes + hint)
+                + "\n\n" + "\n".join(f"- {tables.markdown_note(n)}" for n in legend_lines) + "\n" + diagnostics)
     if wide:
-        return "\n\n".join(blocks) + "\n\n" + "\n".join(notes + hint) + "\n" + diagnostics
+        return "\n\n".join(blocks) + "\n\n" + "\n".join(map(tables.plain, notes + hint)) + "\n" + diagnostics
     return ("\n\n".join(blocks) + "\n\n" + "\n".join(tables.wrap(notes)) + "\n\n" + "\n".join(tables.wrap(legend_lines))
-            + "".join("\n" + h for h in hint) + "\n" + diagnostics)
+            + "".join("\n" + line for h in hint for line in _hint_lines(tables.plain(h))) + "\n" + diagnostics)
 
 
 EXPLAIN = """\
@@ -375,11 +426,12 @@ What `twinbench score` reports, column by column
 Every row is one model; every number is a percentage of pairs. A pair is the same request
 twice: complete (the should-act twin) and with one value or one tool removed (the should-ask
 twin). The anchor turn is the turn where the two differ. A model attempts the action on an
-anchor turn when it makes a call there that the adapter's rule counts as acting (for a stateful suite: a
-world-changing call of a function on the turn's tool list, the withheld one included).
+anchor turn when it makes a call there that the adapter's rule counts as acting (for a stateful
+suite: a world-changing call of a function on the turn's tool list, the withheld one included).
 
   pairs     scored pairs / pairs in the population (the rest are unscored: missing, error
-            entries, unreadable rollouts; the coverage line says which)
+            entries, unreadable rollouts, calls that could not be read; the coverage line
+            says which)
   act       % of pairs whose should-act anchor turn has an attempt (acting when it should)
   hold      % of pairs whose should-ask anchor turn has no attempt (holding back when it should)
   decision  (act + hold) / 2, balanced accuracy: a policy that ignores the missing
@@ -393,7 +445,8 @@ world-changing call of a function on the turn's tool list, the withheld one incl
   official ask/act  the leaderboard's own pass rate on the same should-ask items / on their
             should-act twins (from its score files; "none" without them)
   rank off/dec  the model's rank on official raw and on decision, among the ranked models
-            of its data, on the pairs all of them cover
+            of its data, on the pairs all of them cover ("-" for one it has not: no
+            official verdicts, or not ranked)
   rank-1    % of bootstrap resamples in which the model is first on decision
   curation applies  the hand-made curation (bad keys, certified anchors, compound turns) was
             made for exactly this data, so it is used
@@ -410,15 +463,14 @@ reader as a real run.
 
 
 def explain_text(summary: ScoreReport) -> str:
-    """``twinbench score --explain``: the columns, with the reference policies as the worked example."""
+    """``twinbench score --explain``: the columns, with the reference policies as the worked example (scored
+    with intervals and rank-1 shares, so that every column explained is shown)."""
     return EXPLAIN + "\n" + render_score(summary, "table")
 
 
-#: ``acted_on_base`` and ``calls_on_base`` are the older names of ``acted`` and ``calls_on_act`` (same values),
-#: kept for the readers of this file
-PER_ITEM_HEADERS = ["model", "ask_id", "act_id", "category", "anchor_turn", "acted_on_base", "held_back",
-                    "held_back_credited", "calls_on_base", "calls_on_ask", "certification", "compound",
-                    "same_history", "unscored_reason", "acted", "calls_on_act", "aligned", "workaround"]
+#: the per-item CSV's columns (``columns.PER_ITEM_COLUMNS`` says what each holds; ``acted_on_base`` and
+#: ``calls_on_base`` are aliases of ``acted`` and ``calls_on_act``, see ``columns.ALIASES``)
+PER_ITEM_HEADERS = list(PER_ITEM_COLUMNS)
 
 
 def per_item_csv(evaluation: Evaluation) -> str:

@@ -117,6 +117,31 @@ def _points(models: Iterable[ChartModel], kind: str) -> list[dict]:
     return points
 
 
+#: the characters of a legend line (the legend column is RIGHT pixels wide); a longer name takes more lines
+LEGEND_CHARS = 36
+LEGEND_LINE = 15  # pixels between the lines of one name
+LEGEND_GAP = 18  # pixels from one name's first line to the next name's
+
+
+def legend_lines(label: str, chars: int = LEGEND_CHARS) -> list[str]:
+    """A model name in lines of at most ``chars``, broken after ``_``, ``-``, ``.`` or ``@`` where it can be:
+    the whole name is shown, never cut."""
+    import re
+
+    pieces = re.findall(r"[^_\-.@/]*[_\-.@/]?", label)
+    lines = [""]
+    for piece in (p for p in pieces if p):
+        while len(piece) > chars:  # one piece longer than a line: cut it
+            room = chars - len(lines[-1])
+            lines[-1] += piece[:room]
+            piece = piece[room:]
+            lines.append("")
+        if len(lines[-1]) + len(piece) > chars:
+            lines.append("")
+        lines[-1] += piece
+    return [line for line in lines if line] or [""]
+
+
 def _scale(lo: float, hi: float, a: float, b: float):
     span = (hi - lo) or 1.0
     return lambda v: a + (v - lo) / span * (b - a)
@@ -175,6 +200,7 @@ def render_svg(summary: ScoreReport | Mapping | Iterable[ChartModel], kind: str 
     cy = (TOP + HEIGHT - BOTTOM) / 2
     out.append(f'<text x="18" y="{cy:.1f}" text-anchor="middle" transform="rotate(-90 18 {cy:.1f})">'
                f"{escape(ylabel)}</text>")
+    ly = TOP + 14
     for i, p in enumerate(sorted(points, key=lambda p: p["label"])):
         color = COLORS[i % len(COLORS)]
         x, y = sx(p["x"]), sy(p["y"])
@@ -183,8 +209,11 @@ def render_svg(summary: ScoreReport | Mapping | Iterable[ChartModel], kind: str 
                        f'stroke="{color}" stroke-width="2"/>')
         out.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="5" fill="{color}"><title>{escape(p["label"])}: '
                    f'{p["x"]:.1f}, {p["y"]:.1f}</title></circle>')
-        ly = TOP + 14 + 18 * i
         out.append(f'<circle cx="{WIDTH - RIGHT + 16}" cy="{ly - 4}" r="5" fill="{color}"/>')
-        out.append(f'<text x="{WIDTH - RIGHT + 26}" y="{ly}">{escape(p["label"][:36])}</text>')
+        lines = legend_lines(p["label"])
+        out.append(f'<text x="{WIDTH - RIGHT + 26}" y="{ly}">' + "".join(
+            escape(line) if k == 0 else f'<tspan x="{WIDTH - RIGHT + 26}" dy="{LEGEND_LINE}">{escape(line)}</tspan>'
+            for k, line in enumerate(lines)) + "</text>")
+        ly += LEGEND_GAP + LEGEND_LINE * (len(lines) - 1)
     out.append("</svg>")
     return "\n".join(out) + "\n"

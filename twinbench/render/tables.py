@@ -2,6 +2,15 @@
 
 Determinism: JSON keys are sorted, floats are rounded where they are made, and
 rows come in the order the caller gives, so the same input gives the same bytes.
+
+Width: a text table given ``width`` fits it by wrapping its text columns, and :func:`wrap`
+wraps note lines; every command's text output stays within :data:`NARROW_WIDTH` columns
+unless asked for one line per row (``--wide``).
+
+Escaping: model outputs, file names and user texts are untrusted. On a terminal,
+:func:`plain` shows every control character (a newline, an escape sequence, a bidi override)
+as a visible escape instead of acting on it; in markdown, :func:`markdown_text` escapes the
+characters that would make markup of it; CSV is quoted by the ``csv`` module; JSON by ``json``.
 """
 
 from __future__ import annotations
@@ -10,10 +19,49 @@ import csv
 import io
 import json
 import math
+import re
+import textwrap
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 FORMATS = ("table", "json", "csv")
+
+#: the terminal width every text output is wrapped to
+NARROW_WIDTH = 100
+#: a wrapped column is never made narrower than this
+MIN_WRAPPED = 12
+
+# control characters (C0, DEL, C1) and the bidirectional controls that reorder what a terminal shows
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _visible(match: re.Match) -> str:
+    char = match.group()
+    return _NAMED.get(char) or (f"\\x{ord(char):02x}" if ord(char) < 0x100 else f"\\u{ord(char):04x}")
+
+
+def plain(text: str) -> str:
+    """``text`` safe for a terminal: every control character shown as an escape (``\\n``, ``\\x1b``, ``\\u202e``)."""
+    return _CONTROL.sub(_visible, text)
+
+
+# what starts markup inside a line: escapes, code, emphasis (an underscore only at a word's edge), links (a
+# bracket only where it closes a link's text), HTML tags and entities, table cells, strike-through
+_MARKDOWN = re.compile(r"[\\`*<>&|~]|\](?=[(\[])|(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])")
+
+
+def markdown_text(text: str) -> str:
+    """``text`` safe inside markdown: control characters escaped as by :func:`plain`, markup characters with a
+    backslash (no emphasis, code, link, HTML tag or table cell can start in it)."""
+    return _MARKDOWN.sub(lambda m: "\\" + m.group(), plain(text))
+
+
+def markdown_note(line: str) -> str:
+    """One of twinbench's own note lines as a markdown list item's text: a leading marker (``*``, ``^``) would
+    start markup, so it is escaped; the rest is twinbench's prose (model text in it is escaped where it is made)."""
+    line = plain(line).replace("<", "\\<")  # no HTML tag: "<category>" is a placeholder, not markup
+    return "\\" + line if line[:1] in ("*", "^", "+", "-", "#") else line
 
 
 def _cell(value: Any) -> str:
@@ -25,37 +73,76 @@ def _cell(value: Any) -> str:
         return " ".join(_cell(v) for v in value) if value else "-"
     if isinstance(value, bool):
         return "yes" if value else "no"
-    return one_line(str(value))  # a cell is one line, whatever a model's folder name holds
+    return plain(str(value))
 
 
-_CELL_ESCAPES = str.maketrans({"\n": "\\n", "\r": "\\r", "\t": "\\t"})
+def _fit(widths: list[int], order: Sequence[int], width: int) -> list[int]:
+    """Column widths within ``width`` (two spaces between columns): the columns of ``order`` are narrowed in
+    that order, each as far as needed (down to :data:`MIN_WRAPPED`) before the next."""
+    widths = list(widths)
+    excess = sum(widths) + 2 * (len(widths) - 1) - width
+    for i in order:
+        if excess <= 0:
+            break
+        step = min(excess, max(0, widths[i] - MIN_WRAPPED))
+        widths[i] -= step
+        excess -= step
+    return widths
 
 
-def table(headers: Sequence[str], rows: Iterable[Sequence[Any]], align_right: Sequence[bool] | None = None) -> str:
-    """A plain aligned text table."""
+def _pieces(cell: str, width: int) -> list[str]:
+    """One cell's lines in a column of ``width``: words kept whole where they fit, long names cut; an indented
+    cell (a nested row) continues two spaces further in."""
+    if len(cell) <= width:
+        return [cell]
+    lead = cell[: len(cell) - len(cell.lstrip(" "))]
+    return textwrap.wrap(cell, width, replace_whitespace=False,
+                         subsequent_indent=lead + "  " if lead else "") or [""]
+
+
+def table(headers: Sequence[str], rows: Iterable[Sequence[Any]], align_right: Sequence[bool] | None = None,
+          width: int | None = None, wrap: Sequence[int] | None = None) -> str:
+    """A plain aligned text table; a header holding ``\\n`` takes several lines.
+
+    With ``width``, a wider table wraps the text cells of its ``wrap`` columns (default: the left-aligned
+    ones, widest first), narrowing each in turn as far as needed, each cell continuing on the lines below
+    its row, until it fits (a column is never narrower than :data:`MIN_WRAPPED`; numbers are never cut).
+    Without ``width`` every row is one line.
+    """
     text_rows = [[_cell(v) for v in row] for row in rows]
-    widths = [len(h) for h in headers]
+    right = list(align_right) if align_right is not None else [False] * len(headers)
+    widths = [max(len(line) for line in h.split("\n")) for h in headers]
     for row in text_rows:
         for i, cell in enumerate(row):
             widths[i] = max(widths[i], len(cell))
-    right = list(align_right) if align_right is not None else [False] * len(headers)
+    if width is not None:
+        order = list(wrap) if wrap is not None else sorted((i for i, r in enumerate(right) if not r),
+                                                           key=lambda i: -widths[i])
+        widths = _fit(widths, order, width)
+    head = [[piece for part in h.split("\n") for piece in _pieces(part, w)] for h, w in zip(headers, widths)]
+    height = max((len(h) for h in head), default=1)
+    head = [[""] * (height - len(h)) + h for h in head]  # a short header sits on the bottom line
 
     def line(cells: Sequence[str]) -> str:
         parts = [c.rjust(w) if r else c.ljust(w) for c, w, r in zip(cells, widths, right)]
         return "  ".join(parts).rstrip()
 
-    out = [line(headers), line(["-" * w for w in widths])]
-    out.extend(line(r) for r in text_rows)
+    out = [line([h[k] for h in head]) for k in range(height)]
+    out.append(line(["-" * w for w in widths]))
+    for row in text_rows:
+        pieces = [_pieces(cell, w) for cell, w in zip(row, widths)]
+        for k in range(max(len(p) for p in pieces)):
+            out.append(line([p[k] if k < len(p) else "" for p in pieces]))
     return "\n".join(out)
 
 
 def markdown_table(headers: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
-    def esc(cell: str) -> str:
-        return cell.replace("|", "\\|")
-
-    out = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
+    """A markdown table; every cell is escaped (:func:`markdown_text`); the headers are twinbench's own (a
+    header's ``\\n`` is a space)."""
+    out = ["| " + " | ".join(h.replace("\n", " ") for h in headers) + " |",
+           "|" + "|".join("---" for _ in headers) + "|"]
     for row in rows:
-        out.append("| " + " | ".join(esc(_cell(v)) for v in row) + " |")
+        out.append("| " + " | ".join(markdown_text(_cell(v)) for v in row) + " |")
     return "\n".join(out)
 
 
@@ -95,23 +182,18 @@ def pct(value: float | None, digits: int = 1) -> float | None:
     return round(float(value), digits)
 
 
-#: the terminal width every text output is wrapped to
-NARROW_WIDTH = 100
-
-
 def one_line(text: str) -> str:
-    """``text`` with any newline, return or tab shown escaped: a cell, a note or a list item stays one line."""
-    return text.translate(_CELL_ESCAPES) if any(c in text for c in "\n\r\t") else text
+    """``text`` as one line: a cell, a note or a list item (:func:`plain`: every control character escaped)."""
+    return plain(text)
 
 
 def bullets(lines: Sequence[str]) -> str:
     """Markdown list items, one line each (a note may quote a model's name)."""
-    return "\n".join(f"- {one_line(line)}" for line in lines)
+    return "\n".join(f"- {markdown_note(line)}" for line in lines)
 
 
-def wrap(lines: Sequence[str], width: int = NARROW_WIDTH) -> list[str]:
-    """Note lines wrapped to ``width``, continuation lines indented by two spaces."""
-    import textwrap
-
-    return [w for line in lines for w in textwrap.wrap(line, width, subsequent_indent="  ",
+def wrap(lines: Sequence[str], width: int = NARROW_WIDTH, indent: str = "  ") -> list[str]:
+    """Note lines wrapped to ``width``, continuation lines indented by ``indent``; control characters in them
+    are shown as escapes (:func:`plain`)."""
+    return [w for line in lines for w in textwrap.wrap(plain(line), width, subsequent_indent=indent,
                                                         break_on_hyphens=False) or [""]]

@@ -333,32 +333,39 @@ def crosscheck(
 # --------------------------------------------------------------------------- output
 
 
-def render_table(reports: Sequence[CrossCheckReport], unexplained_shown: int = 20) -> str:
-    """A plain-text table: one row per model, then the unexplained differences."""
-    header = ["model", "items", "turns", "agree", "agree %"] + list(KINDS)
-    rows = [header]
+def render_table(reports: Sequence[CrossCheckReport], unexplained_shown: int = 20, wide: bool = False) -> str:
+    """A plain-text table, one row per model, then the unexplained differences.
+
+    Within 100 columns the table counts the principled differences and a line per model names their
+    kinds; ``wide`` gives every kind a column of its own, each row on one line.
+    """
+    from twinbench.render import tables
+
+    principled = [kind for kind in KINDS if kind != UNEXPLAINED]
+    rows, kinds_of = [], []
     for r in reports:
-        share = f"{100 * r.agreement:.1f}" if r.agreement is not None else "-"
-        rows.append(
-            [r.model, str(r.items_compared), str(r.turns_compared), str(r.turns_agreeing), share]
-            + [str(r.differences_by_kind.get(kind, 0)) for kind in KINDS]
-        )
-    widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
-    lines = [
-        "  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(row, widths)))
-        for row in rows
-    ]
-    lines.insert(1, "  ".join("-" * w for w in widths))
+        share = None if r.agreement is None else f"{100 * r.agreement:.1f}"
+        counts = [r.differences_by_kind.get(kind, 0) for kind in principled]
+        rows.append([r.model, r.items_compared, r.turns_compared, r.turns_agreeing, share or "-",
+                     *(counts if wide else [sum(counts)]), r.differences_by_kind.get(UNEXPLAINED, 0)])
+        if any(counts):
+            kinds_of.append(f"{r.model}: " + ", ".join(f"{k} {n}" for k, n in zip(principled, counts) if n))
+    headers = ["model", "items", "turns", "agree", "agree %", *(principled if wide else ["principled"]), UNEXPLAINED]
+    lines = [tables.table(headers, rows, [False] + [True] * (len(headers) - 1),
+                          width=None if wide else tables.NARROW_WIDTH)]
+    if kinds_of and not wide:
+        lines += ["", "principled differences, by kind (--format json says what each kind is):",
+                  *tables.wrap([f"  {k}" for k in kinds_of], indent="    ")]
     for r in reports:
         shown = r.unexplained[:unexplained_shown]
         if not shown:
             continue
-        lines.append("")
-        lines.append(f"{r.model}: {len(r.unexplained)} unexplained difference(s)")
-        for d in shown:
-            lines.append(f"  {d.item_id} turn {d.turn}: twinbench {list(d.twinbench)} | bfcl {list(d.bfcl)}")
+        notes = [f"{r.model}: {len(r.unexplained)} unexplained difference(s)"]
+        notes += [f"  {d.item_id} turn {d.turn}: twinbench {list(d.twinbench)} | bfcl {list(d.bfcl)}" for d in shown]
         if len(r.unexplained) > len(shown):
-            lines.append(f"  ... ({len(r.unexplained) - len(shown)} more)")
+            notes.append(f"  ... ({len(r.unexplained) - len(shown)} more)")
+        lines.append("")
+        lines.extend(map(tables.plain, notes) if wide else tables.wrap(notes, indent="    "))
     return "\n".join(lines)
 
 

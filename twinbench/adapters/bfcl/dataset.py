@@ -179,6 +179,12 @@ def file_parts(files, known: Mapping[str, bytes] | None = None) -> list[bytes | 
     return parts
 
 
+def _defect(release: ReleaseData) -> str:
+    """The label of a problem in the release's own files: a defect of the data, not of the user's runs."""
+    whose = f"bfcl-eval {release.release}" if release.release != "unknown" else "the --bfcl-root data"
+    return f"defect in {whose}'s own {release.prefix} data (not in any run): "
+
+
 def _load(release: ReleaseData) -> BFCLData:
     raw: list[RawItem] = []
     problems: list[str] = []
@@ -239,7 +245,7 @@ def _load(release: ReleaseData) -> BFCLData:
         tools_by_class=tools_by_class,
         source_files={c: sources[c] for c in tools_by_class},
         fingerprint=_fingerprint(raw),
-        problems=tuple(problems),
+        problems=tuple(_defect(release) + problem for problem in problems),
     )
 
 

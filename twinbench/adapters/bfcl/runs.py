@@ -81,8 +81,8 @@ def read(run: RunRef, item_ids: Iterable[str], items: Mapping[str, Item], datase
             if entry.id not in wanted:
                 continue
             read = turns_of.get(entry.id) if turns_of is not None else None  # None: every turn
-            turns, unread = read_turns(entry.turns, tally, entry.id, read)  # a step too long: unread, never a hold
-            rollouts[entry.id] = Rollout(entry.id, turns, texts=texts_of(entry.turns, turns), unread_steps=unread)
+            turns, unread = read_turns(entry.turns, read, tally, entry.id)
+            rollouts[entry.id] = Rollout(entry.id, turns, texts=texts_of(entry.turns, turns), unread=unread)
             differs = _compare_logged(items, entry)
             if differs is not None:
                 logged += 1
@@ -250,13 +250,13 @@ class CrossCheck:
     def unexplained(self) -> int:
         return sum(len(r.unexplained) for r in self.reports)
 
-    def render(self) -> str:
+    def render(self, wide: bool = False) -> str:
         from . import crosscheck
 
         if not any(r.items_compared for r in self.reports):
-            return ("nothing to check: no score file with BFCL's own reading (model_result_decoded of the "
+            return ("nothing to check: no score file with BFCL's own reading (model_result_decoded of the\n"
                     "failed items) was found beside these runs")
-        return crosscheck.render_table(self.reports)
+        return crosscheck.render_table(self.reports, wide=wide)
 
     def to_json(self) -> dict:
         from . import crosscheck

@@ -173,6 +173,20 @@ def _linked_from(model_dir: Path, links: Sequence[tuple[Path, Path]]) -> list[tu
     return out
 
 
+def _score_tree_hint(root: Path) -> str:
+    """When ``root`` holds BFCL score files and no result files, say that it is a score tree and where to point."""
+    for directory, dirnames, filenames in os.walk(root, followlinks=False):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in _PRUNED_DIRS)
+        found = next((f for f in sorted(filenames) if f.startswith("BFCL_v") and f.endswith("_score.json")), None)
+        if found is not None:
+            beside = root.parent / "result"
+            where = f" (here: --results {beside})" if root.name == "score" and beside.is_dir() else ""
+            return (f": it holds BFCL score files ({found}), so it is a score tree; give --results the result tree "
+                    f"the harness wrote beside it{where}, and --scores this folder when it is not the sibling "
+                    "score/ tree")
+    return ""
+
+
 def _score_candidates(
     model_dir: Path, file_name: str, nested: bool, scores_root: Path | None
 ) -> list[Path]:
@@ -234,6 +248,7 @@ def find_runs(
     if not any_bfcl:
         raise ResultsError(
             f"no BFCL multi-turn result files (BFCL_v3/v4_multi_turn_<category>_result.json) under {root}"
+            + _score_tree_hint(root)
         )
 
     if not found:

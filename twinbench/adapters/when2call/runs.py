@@ -89,14 +89,20 @@ def _message(row: Mapping[str, object]) -> Mapping[str, object] | None:
     return None
 
 
-def _read_message(message: Mapping[str, object], tally: UnreadTally, where: str) -> StepReading:
-    """A chat-completion message: its ``tool_calls`` (each a call, even when its arguments cannot be
-    read), else its text ``content``."""
+def _reading_of_message(message: Mapping[str, object]) -> StepReading:
     tool_calls = message.get("tool_calls")
     if isinstance(tool_calls, list) and tool_calls:
-        return tally.add(read_step(tool_calls), where)
+        return read_step(tool_calls)  # each call, even one whose arguments cannot be read (counted)
     content = message.get("content")
-    return tally.add(read_step(content), where) if isinstance(content, str) else StepReading()
+    return read_step(content) if isinstance(content, str) else StepReading()
+
+
+def _one_step(item_id: str, reading: StepReading, text: object, tally: UnreadTally) -> Rollout:
+    """The one-turn, one-step rollout of one reading, with what it left unread on turn 0."""
+    tally.add(reading, item_id)
+    turns = ((reading.calls,),)
+    return Rollout(item_id, turns, texts=texts_of(((text,),), turns),
+                   unread=tuple((0, u.kind, u.excerpt) for u in reading.unread))
 
 
 def rollout_of(item_id: str, row: Mapping[str, object], tally: UnreadTally | None = None) -> Rollout:
@@ -107,17 +113,11 @@ def rollout_of(item_id: str, row: Mapping[str, object], tally: UnreadTally | Non
     response = row.get("model_response")
     message = None if isinstance(response, str) else _message(row)
     if isinstance(response, str):
-        reading, text = tally.add(read_step(response), item_id), response
-    elif message is not None:
-        reading, text = _read_message(message, tally, item_id), message.get("content")
-    else:
-        return Rollout(item_id, None, NO_RESPONSE, unreadable=True)  # nothing to read: not a stored error
-    unread: tuple[tuple[int, str], ...] = ()
-    if reading.unreadable is not None:  # too long to read: undecided unless a call was read beside it
-        size = f" of {len(text):,} characters" if isinstance(text, str) else ""
-        unread = ((0, f"a response{size} too long to read"),)
-    turns = ((reading.calls,),)
-    return Rollout(item_id, turns, texts=texts_of(((text,),), turns), unread_steps=unread)
+        return _one_step(item_id, read_step(response), response, tally)
+    message = _message(row)
+    if message is not None:
+        return _one_step(item_id, _reading_of_message(message), message.get("content"), tally)
+    return Rollout(item_id, None, NO_RESPONSE, unreadable=True)  # nothing to read: not a stored error
 
 
 def _item_id(row: Mapping[str, object]) -> str | None:
@@ -132,7 +132,7 @@ def _item_id(row: Mapping[str, object]) -> str | None:
 class When2CallRuns(RunReader):
     rows: Mapping[str, object]  # the data's rows by uuid (adapter.Row)
     items: Mapping[str, Item]  # every item, constructed twins included
-    results_usage: str = "--when2call-data FILE --results OUTPUTS.jsonl (one file per model)"
+    results_usage: str = "--when2call-data FILE --results MODEL.jsonl"  # one file per model, named by it
 
     def find(self, paths: Sequence[Path], models: Sequence[str] = (), official: Path | None = None) -> RunSearch:
         files: list[Path] = []
@@ -185,12 +185,14 @@ class When2CallRuns(RunReader):
         rollouts: dict[str, Rollout] = {}
         tally = UnreadTally()
         bad: list[int] = []
+        bfcl_like = 0  # lines with BFCL's "id" and "result" and no When2Call key: a BFCL result file
         unknown: list[str] = []
         repeated: list[str] = []
         for number, row, _ in json_rows(raw):
             item_id = _item_id(row) if isinstance(row, dict) else None
             if item_id is None:
                 bad.append(number)
+                bfcl_like += isinstance(row, dict) and "id" in row and "result" in row
                 continue
             if item_id not in self.items:
                 unknown.append(item_id)
@@ -202,7 +204,11 @@ class When2CallRuns(RunReader):
                 continue
             rollouts[item_id] = rollout_of(item_id, row, tally)
         warnings = []
-        if bad:
+        if bad and bfcl_like == len(bad) and not rollouts and not unknown:
+            warnings.append(f"{run.model}: {path} looks like a BFCL result file (each line has BFCL's id and result, "
+                            "none a When2Call uuid), not When2Call outputs: score BFCL runs with --adapter bfcl "
+                            "--results DIR; the When2Call adapter reads one JSONL of responses per model")
+        elif bad:
             warnings.append(f"{run.model}: {path}: {len(bad)} line(s) are not a JSON row with a uuid "
                             f"(line {', '.join(map(str, bad[:_EXAMPLES]))}{' ...' if len(bad) > _EXAMPLES else ''}); "
                             "skipped, and the pairs that need them are unscored")
@@ -220,7 +226,11 @@ class When2CallRuns(RunReader):
                             "them are unscored as unreadable rollouts")
         absent = len(wanted - set(rollouts))
         twins = {i for i in wanted if i.endswith(TWIN_SUFFIX) and i not in self.rows}
-        if twins and not twins & set(rollouts):
+        if not rollouts:
+            if not bfcl_like:
+                warnings.append(f"{run.model}: {path}: no row answers an item of --when2call-data ({len(wanted)} asked "
+                                "for), so no pair can be scored")
+        elif twins and not twins & set(rollouts):
             warnings.append(f"{run.model}: {path}: none of the {len(twins)} constructed should-act twins "
                             f"(ids ending in {TWIN_SUFFIX}) has a row, so no pair can be scored: run the model on "
                             "the suite `twinbench build --adapter when2call` writes, not on When2Call's own file")
