@@ -20,7 +20,7 @@ from twinbench.model import (
     RunRef,
     RunSearch,
 )
-from twinbench.reading import UnreadTally, read_step, texts_of
+from twinbench.reading import StepMemo, UnreadTally, texts_of
 
 from .lines import ResultsError
 from .result_files import ResultEntry, read_result_file
@@ -28,6 +28,9 @@ from .score_files import ScoreFile, read_score_file
 from .tree import SCORED_CATEGORIES, RunFiles, find_runs, search
 
 PROSE_STEP = "I need one more detail before I can do that: could you tell me what is missing?"
+
+#: what this process has read, step by distinct stored step (every run a worker reads shares it)
+STEPS = StepMemo()
 
 def _compare_logged(items: Mapping[str, Item], entry: ResultEntry) -> bool | None:
     """Did the model see other user text than this release's item? None when nothing was logged."""
@@ -39,6 +42,12 @@ def _compare_logged(items: Mapping[str, Item], entry: ResultEntry) -> bool | Non
         if turn.user_text and tuple(seen) != tuple(turn.user_text):
             return True
     return False
+
+
+def _read_turn(steps: Sequence, stored: Sequence[bytes] | None, tally: UnreadTally, where: str) -> tuple:
+    """The calls of each step of one turn, each distinct stored step read once (``stored``: the steps' bytes)."""
+    return tuple(tally.add(STEPS.read(step, None if stored is None else stored[s]), where).calls
+                 for s, step in enumerate(steps))
 
 
 def read(run: RunRef, item_ids: Iterable[str], items: Mapping[str, Item], dataset_prefix: str) -> RunLoad:
@@ -58,7 +67,7 @@ def read(run: RunRef, item_ids: Iterable[str], items: Mapping[str, Item], datase
     for category in SCORED_CATEGORIES:
         path = found.files[category]
         try:
-            rf = read_result_file(path, keep_ids=None if turns_of is None else wanted)
+            rf = read_result_file(path, keep_ids=None if turns_of is None else wanted, turns=turns_of)
         except ResultsError as exc:
             raise AdapterError(str(exc)) from exc
         warnings.extend(f"{run.model}: {path.name}: {w}" for w in rf.warnings)
@@ -80,8 +89,9 @@ def read(run: RunRef, item_ids: Iterable[str], items: Mapping[str, Item], datase
             if entry.id not in wanted:
                 continue
             read = turns_of.get(entry.id) if turns_of is not None else None  # None: every turn
+            stored = entry.stored_steps
             turns = tuple(
-                tuple(tally.add(read_step(step), f"{entry.id} turn {t}").calls for step in turn)
+                _read_turn(turn, None if stored is None else stored[t], tally, f"{entry.id} turn {t}")
                 if read is None or t in read else None
                 for t, turn in enumerate(entry.turns))
             rollouts[entry.id] = Rollout(entry.id, turns, texts=texts_of(entry.turns, turns))
