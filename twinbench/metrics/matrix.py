@@ -31,6 +31,7 @@ import attrs
 import numpy as np
 
 from twinbench.metrics import stats
+from twinbench.metrics.point import official_of, share
 from twinbench.model import PairDecision
 from twinbench.options import ScoreOptions
 from twinbench.results import CategoryScore, Coverage, OfficialScore, ReplayCounts
@@ -163,12 +164,6 @@ def first_per_anchor(matrix: DecisionMatrix, keep: np.ndarray) -> np.ndarray:
     return out
 
 
-def share(values: Iterable[bool]) -> float | None:
-    """Percent of true values; None for no values (the one item-level rate)."""
-    values = [bool(v) for v in values]
-    return 100.0 * sum(values) / len(values) if values else None
-
-
 def value(x: float) -> float | None:
     """A rate as a plain float, None where nothing counted (NaN)."""
     x = float(x)
@@ -282,24 +277,7 @@ def coverage(matrix: DecisionMatrix, options: ScoreOptions = ScoreOptions()) -> 
 def official(matrix: DecisionMatrix, column: int, rows: np.ndarray,
              verdicts: Mapping[str, bool] | None) -> OfficialScore | None:
     """Official raw of model ``column`` on the should-ask items of its scored pairs among ``rows`` (``(P,)``
-    bool, e.g. its kept pairs), and on their should-act twins.
-
-    An unscored pair never counts, whatever its items' verdicts; items without a verdict are
-    left out of the rate. None without verdicts, or when no item has one.
-    """
+    bool, e.g. its kept pairs), and on their should-act twins: :func:`twinbench.metrics.point.official_of`."""
     if verdicts is None:
         return None
-    used = np.flatnonzero(rows & matrix.scored[:, column])
-    asks = sorted({matrix.ask_ids[i] for i in used})
-    twins = sorted({matrix.act_ids[i] for i in used})
-
-    def judged(ids: Iterable[str]) -> list[bool]:
-        return [verdicts[i] for i in ids if i in verdicts]
-
-    by_cat = {cat: share(judged(sorted({matrix.ask_ids[i] for i in used if matrix.categories[i] == cat})))
-              for cat in sorted({matrix.categories[i] for i in used})}
-    ask_verdicts, twin_verdicts = judged(asks), judged(twins)
-    if not ask_verdicts and not twin_verdicts:
-        return None
-    return OfficialScore(ask_items=share(ask_verdicts), act_twins=share(twin_verdicts), ask_items_by_category=by_cat,
-                         n_ask_items=len(ask_verdicts), n_act_twins=len(twin_verdicts))
+    return official_of(matrix, [int(i) for i in np.flatnonzero(rows & matrix.scored[:, column])], verdicts)
