@@ -9,14 +9,9 @@ unpacked. bfcl-eval's own dependencies are never installed.
 
 from __future__ import annotations
 
-import importlib.metadata
 import importlib.util
 import re
-import shutil
-import subprocess
 import sys
-import tempfile
-import zipfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -88,18 +83,23 @@ def _package_in(folder: Path) -> Path | None:
 
 
 def installed_package(release: str) -> Path | None:
-    """An installed bfcl_eval of exactly this release, found without importing it."""
-    try:
-        version = importlib.metadata.version("bfcl-eval")
-    except importlib.metadata.PackageNotFoundError:
-        return None
-    if version != release:
-        return None
+    """An installed bfcl_eval of exactly this release, found without importing it.
+
+    The package is looked for first: the distributions' metadata (and its import) only when one is there.
+    """
     try:
         spec = importlib.util.find_spec("bfcl_eval")  # locates; does not execute the package
     except (ImportError, ValueError):
         return None
     if spec is None or not spec.submodule_search_locations:
+        return None
+    from importlib import metadata
+
+    try:
+        version = metadata.version("bfcl-eval")
+    except metadata.PackageNotFoundError:
+        return None
+    if version != release:
         return None
     folder = Path(next(iter(spec.submodule_search_locations)))
     return folder if _dataset_prefix(folder) else None
@@ -110,6 +110,8 @@ Fetcher = Callable[[str, Path], Path]
 
 def pip_fetch(release: str, into: Path) -> Path:
     """Download the bfcl-eval wheel of one release with pip, without its dependencies."""
+    import subprocess
+
     cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary", ":all:",
            "--disable-pip-version-check", "--quiet", f"bfcl-eval=={release}", "-d", str(into)]
     proc = subprocess.run(cmd, capture_output=True, text=True)
@@ -127,6 +129,10 @@ def pip_fetch(release: str, into: Path) -> Path:
 
 
 def _unpack(wheel: Path, target: Path) -> None:
+    import shutil
+    import tempfile
+    import zipfile
+
     tmp = Path(tempfile.mkdtemp(prefix=".unpack-", dir=target.parent))
     try:
         with zipfile.ZipFile(wheel) as archive:
@@ -175,6 +181,8 @@ def locate(
 
     log(f"twinbench: fetching bfcl-eval=={release} (the wheel, about 2 MB, no dependencies) into {target.parent}")
     target.parent.mkdir(parents=True, exist_ok=True)
+    import tempfile
+
     try:
         with tempfile.TemporaryDirectory(prefix="twinbench-fetch-") as tmp:
             wheel = (fetcher or pip_fetch)(release, Path(tmp))
