@@ -6,6 +6,7 @@ import argparse
 import functools
 from collections.abc import Mapping, Sequence
 from importlib import resources
+from typing import TYPE_CHECKING
 from pathlib import Path
 
 from twinbench.contract.adapter import Adapter
@@ -20,7 +21,9 @@ from twinbench.contract.rules import EffectTableRule
 from twinbench.errors import AdapterError
 from twinbench.model import Effect, FunctionEffect, Item, RunRef, Side
 
-from . import dataset, runs
+if TYPE_CHECKING:
+    from . import dataset, runs
+
 from .release import DEFAULT_RELEASE, LAST_V3_RELEASE, ReleaseData, locate
 
 ID_PREFIX = "multi_turn_"
@@ -79,16 +82,22 @@ class BFCLAdapter(Adapter):
 
     @functools.cached_property
     def _input_key(self) -> str:
+        from . import dataset
+
         return dataset.input_key(self.release)
 
     @functools.cached_property
     def data(self) -> dataset.BFCLData:
+        from . import dataset
+
         return dataset.load(self.release, self._input_key)
 
     @functools.cached_property
     def _facts(self) -> dataset.DataFacts:
         """The release's classes, functions, fingerprint and problems: what every command reads (the raw
         items of :attr:`data` are read only to build the items, or to replay)."""
+        from . import dataset
+
         return dataset.facts(self.release, self._input_key, lambda: self.data)
 
     def describe(self) -> dict[str, str]:
@@ -109,6 +118,8 @@ class BFCLAdapter(Adapter):
         from twinbench import cache
 
         def build() -> tuple[Item, ...]:
+            from . import dataset
+
             return tuple(dataset.to_item(raw, self._facts.tools_by_class) for raw in self.data.raw)
 
         return cache.cached("bfcl-items", self._input_key, build)
@@ -120,6 +131,8 @@ class BFCLAdapter(Adapter):
 
         folder = self.release.root / "eval_checker" / "multi_turn_eval" / "func_source_code"
         modules = sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix == ".py")
+        from . import dataset
+
         return cache.key_of([self._input_key, *dataset.file_parts(modules)])
 
     @functools.cached_property
@@ -140,6 +153,8 @@ class BFCLAdapter(Adapter):
 
     def twin_hints(self, items: Sequence[Item]) -> Mapping[str, Sequence[str]]:
         """The base item of the same scenario index (verified by content in discovery)."""
+        from . import dataset
+
         return {
             item.id: [f"{ID_PREFIX}base_{dataset.scenario_index(item.id)}"]
             for item in items
@@ -234,7 +249,9 @@ class BFCLAdapter(Adapter):
     def _dialogue(self) -> dict[str, tuple[tuple[str, ...], ...]]:
         from twinbench import cache
 
-        return cache.cached("bfcl-dialogue", self._input_key, lambda: runs.dialogue_of(self.items()))
+        from .runs import dialogue_of
+
+        return cache.cached("bfcl-dialogue", self._input_key, lambda: dialogue_of(self.items()))
 
     @functools.cached_property
     def _items_by_id(self) -> dict[str, Item]:
@@ -242,7 +259,10 @@ class BFCLAdapter(Adapter):
 
     @functools.cached_property
     def _runs(self) -> runs.BFCLRuns:
-        return runs.BFCLRuns(_DialogueOnUse(self), self.release.prefix, dataset.category_of,
+        from .dataset import category_of
+        from .runs import BFCLRuns
+
+        return BFCLRuns(_DialogueOnUse(self), self.release.prefix, category_of,
                              lambda run: set(self.for_run(run).function_owners()))
 
     def runs(self) -> runs.BFCLRuns:
