@@ -118,3 +118,20 @@ def test_scoring_real_output_folders_says_what_is_not_covered(capsys):
     assert models["scripted_agent"]["coverage"]["scored"] == 0
     assert "missing from the results" in " ".join(models["scripted_agent"]["coverage"]["unscored"])
     assert "nothing was scored" in out.err
+
+
+def test_hostile_output_files_are_refused_or_left_out(tmp_path, capsys):
+    """A summary nested too deep is one clear error; a similarity that is no score in [0, 1] is no verdict."""
+    deep = tmp_path / "agent_deep_user_y_01_01_2026_00_00_00"
+    deep.mkdir()
+    (deep / "result_summary.json").write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    main(["score", "--adapter", "toolsandbox", "--results", str(deep), "--bootstrap", "0"])
+    assert "cannot be read as JSON (RecursionError" in " ".join(capsys.readouterr().err.split())
+    odd = tmp_path / "agent_odd_user_y_01_01_2026_00_00_00"
+    odd.mkdir()
+    rows = [{"name": "cellular_off", "similarity": 10 ** 400}, {"name": "get_cellular", "similarity": True},
+            {"name": "find_days_till_holiday", "similarity": 0.5}]
+    (odd / "result_summary.json").write_text(json.dumps({"per_scenario_results": rows}), encoding="utf-8")
+    reader = ToolSandboxAdapter().reader()
+    (run,) = reader.find([odd]).runs
+    assert reader.read(run, ["cellular_off"]).official_scores == {"find_days_till_holiday": 0.5}

@@ -62,15 +62,7 @@ def needed_calls(row: Mapping) -> tuple[Call, ...]:
         else:
             keys = [f"{need['database']}.{c}" for c in need["columns"]] + [f"{need['database']}.{need['change']}"]
             calls += [Call(writers()[k]) for k in keys if k in writers()]
-    return tuple(dict.fromkeys(calls, None)) if all(_hashable(c) for c in calls) else tuple(calls)
-
-
-def _hashable(call: Call) -> bool:
-    try:
-        hash(call)
-    except TypeError:
-        return False
-    return True
+    return tuple({call.render(): call for call in calls}.values())  # each needed call once, first seen first
 
 
 def to_item(row: Mapping) -> Item:
@@ -103,8 +95,8 @@ class MilestoneRule(DecisionRule):
 def _json(path: Path) -> object:
     try:
         return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise AdapterError(f"{path}: cannot be read as JSON ({exc})") from None
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:  # output files are untrusted
+        raise AdapterError(f"{path}: cannot be read as JSON ({type(exc).__name__}: {str(exc)[:200]})") from None
 
 
 def _rollout(item_id: str, path: Path, row: Mapping | None, tally: UnreadTally) -> Rollout | None:
@@ -123,6 +115,11 @@ def _rollout(item_id: str, path: Path, row: Mapping | None, tally: UnreadTally) 
         return Rollout(item_id, ())  # ended before the agent answered the scripted turn
     turn = tuple(tally.add(read_step(step), item_id).calls for step in steps)
     return Rollout(item_id, (turn,), texts=texts_of((tuple(steps),), (turn,)))
+
+
+def _similarity(value: object) -> bool:
+    """A similarity ToolSandbox could have written: a number in [0, 1] (not a bool, a huge integer or NaN)."""
+    return type(value) in (int, float) and 0 <= value <= 1
 
 
 @attrs.frozen(eq=False)
@@ -163,8 +160,7 @@ class ToolSandboxRuns(RunReader):
                                rows.get(item_id), tally)
             if rollout is not None:
                 rollouts[item_id] = rollout
-        scores = {k: float(r["similarity"]) for k, r in rows.items()
-                  if isinstance(r.get("similarity"), (int, float)) and not isinstance(r.get("similarity"), bool)}
+        scores = {k: float(r["similarity"]) for k, r in rows.items() if _similarity(r.get("similarity"))}
         return RunLoad(run, rollouts, unread=tally.counts(), unread_examples=tally.examples(),
                        official={k: v >= PASS_AT for k, v in scores.items()} if scores else None,
                        official_scores=scores or None, official_pass_at=PASS_AT if scores else None)
