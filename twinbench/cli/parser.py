@@ -36,9 +36,13 @@ SCORE_FORMATS = ("table", "json", "csv", "markdown")
 Command = Callable[[argparse.Namespace, "type[Adapter]"], int]
 
 
-def _common(parser: argparse.ArgumentParser, formats: Sequence[str] = tables.FORMATS) -> None:
+def _adapter_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--adapter", metavar="NAME", default=DEFAULT_ADAPTER,
                         help=f"the leaderboard adapter (default {DEFAULT_ADAPTER}; see `twinbench adapters`)")
+
+
+def _common(parser: argparse.ArgumentParser, formats: Sequence[str] = tables.FORMATS) -> None:
+    _adapter_option(parser)
     parser.add_argument("--format", choices=list(formats), default="table", help="output format (default table)")
     parser.add_argument("--output", metavar="FILE", type=Path, default=None,
                         help="write the output to FILE instead of standard output")
@@ -157,8 +161,7 @@ def build_parser(adapter_cls: type[Adapter] | None = None) -> argparse.ArgumentP
         "words on both sides, the calls made, the decision and the official verdict, filterable by model, "
         "category and outcome.",
     )
-    p.add_argument("--adapter", metavar="NAME", default=DEFAULT_ADAPTER,
-                   help=f"the leaderboard adapter (default {DEFAULT_ADAPTER}; see `twinbench adapters`)")
+    _adapter_option(p)
     _run_options(p, "report")
     p.add_argument("--output", metavar="FILE", type=Path, required=True, help="the HTML file to write")
     p.add_argument("--title", default=None, help="the page title (default: twinbench report)")
@@ -223,8 +226,7 @@ def build_parser(adapter_cls: type[Adapter] | None = None) -> argparse.ArgumentP
     p = sub.add_parser("build", help="write the paired suite (both sides of every scored pair) for a harness to run",
                        description="Write both sides of every scored pair in the leaderboard's own format, so "
                        "any client can run the suite; then score the outputs with `twinbench score`.")
-    p.add_argument("--adapter", metavar="NAME", default=DEFAULT_ADAPTER,
-                   help="the leaderboard adapter (see `twinbench adapters`)")
+    _adapter_option(p)
     p.add_argument("--out", metavar="DIR", type=Path, required=True, help="the folder to write the suite into")
     _population(p)
     p.set_defaults(func=cmd_build, needs_adapter=True)
@@ -234,8 +236,7 @@ def build_parser(adapter_cls: type[Adapter] | None = None) -> argparse.ArgumentP
                        "items' model_result_decoded in the score files), compare the function names twinbench "
                        "reads per turn with it, and classify every difference. Exit 0 when only principled "
                        "differences remain, 1 when any is unexplained.")
-    p.add_argument("--adapter", metavar="NAME", default=DEFAULT_ADAPTER,
-                   help="the leaderboard adapter (see `twinbench adapters`)")
+    _adapter_option(p)
     p.add_argument("--results", metavar="DIR", action="append", required=True,
                    help="a result folder, as for `score` (repeatable); its score files hold the reading")
     p.add_argument("--model", metavar="NAME", action="append", default=[], help="only this model (repeatable)")
