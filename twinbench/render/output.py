@@ -194,8 +194,3 @@ def emit(text: str, output: Path | None, option: str = "--output") -> None:
         sys.stdout.write(safe_text(text if text.endswith("\n") else text + "\n"))
         return
     write_text(Path(output), text, option)
-
-
-def warn(line: str) -> None:
-    """One ``twinbench: ...`` line on standard error, made safe (it may quote a model's output)."""
-    print(f"twinbench: {safe_text(line)}", file=sys.stderr)
