@@ -240,7 +240,7 @@ def test_read_v4_result_with_log_duplicates_errors_and_unicode() -> None:
 
 def test_entries_keep_nothing_of_the_raw_line() -> None:
     assert [f.name for f in attrs.fields(ResultEntry)] == ["id", "turns", "error", "logged_user_turns", "line",
-                                                         "unreadable"]
+                                                         "unreadable", "stored_steps", "stored_whole"]
     rf = read_result_file(MODEL_A / "multi_turn" / "BFCL_v4_multi_turn_base_result.json")
     text = repr(rf)
     for dropped in ("state_info", "handler_log", "input_token_count", "Traceback", "You are a helpful assistant"):

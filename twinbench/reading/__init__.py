@@ -52,7 +52,8 @@ The family, lowest first: :mod:`~twinbench.reading.found` (what a reading finds)
 :mod:`~twinbench.reading.text` (cleanup), :mod:`~twinbench.reading.python_calls`,
 :mod:`~twinbench.reading.json_calls`, :mod:`~twinbench.reading.model_formats`,
 :mod:`~twinbench.reading.code`, :mod:`~twinbench.reading.tagged`, and
-:mod:`~twinbench.reading.step`, whose :func:`read_step` is the one entry.
+:mod:`~twinbench.reading.step`, whose :func:`read_step` is the one entry;
+:class:`~twinbench.reading.memo.StepMemo` reads each distinct stored step once.
 :data:`~twinbench.reading.shapes.SHAPES` lists every shape, the order in which they are
 tried and the leaderboard handler each mirrors.
 """
@@ -73,6 +74,7 @@ from twinbench.reading.found import (
     call_from_mapping,
 )
 from twinbench.reading.json_calls import parse_json_calls, parse_native_records
+from twinbench.reading.memo import StepMemo
 from twinbench.reading.python_calls import parse_python_calls
 from twinbench.reading.step import (
     DEFAULT_PARSERS,
@@ -95,6 +97,7 @@ __all__ = [
     "TEXT_KEPT_CHARS",
     "UNREAD_KINDS",
     "Parser",
+    "StepMemo",
     "StepReading",
     "Unread",
     "UnreadTally",

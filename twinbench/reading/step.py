@@ -78,13 +78,16 @@ def read_step(step: Any) -> StepReading:
     return StepReading(tuple(found.calls), tuple(found.unread))
 
 
-def read_turns(turns: Sequence[Sequence[Any]], wanted: Container[int] | None = None,
-               tally: UnreadTally | None = None, item_id: str = ""):
+def read_turns(turns: Sequence[Sequence[Any] | None], wanted: Container[int] | None = None,
+               tally: UnreadTally | None = None, item_id: str = "",
+               stored: Sequence[Sequence[bytes] | None] | None = None, memo: Any = None):
     """Every step of the ``wanted`` turns of one rollout (every turn when ``None``) read with :func:`read_step`.
 
     Returns the calls per turn and step (``None`` for a turn not wanted) and what was not read, as
     ``(turn, kind, excerpt)`` triples: what :class:`~twinbench.model.Rollout` holds in ``turns`` and
     ``unread``. ``tally``, when given, counts every unread part too (``"<item_id> turn N"`` as where).
+    With ``memo`` (a :class:`~twinbench.reading.memo.StepMemo`) and ``stored`` (per turn, each step
+    as stored, its JSON bytes; ``None`` for a turn not kept), each distinct stored step is read once.
     """
     calls: list[tuple[tuple[Call, ...], ...] | None] = []
     unread: list[tuple[int, str, str]] = []
@@ -92,7 +95,9 @@ def read_turns(turns: Sequence[Sequence[Any]], wanted: Container[int] | None = N
         if wanted is not None and t not in wanted:
             calls.append(None)
             continue
-        readings = [read_step(step) for step in turn]
+        kept = None if stored is None or memo is None else stored[t]
+        readings = ([read_step(step) for step in turn] if kept is None
+                    else [memo.read(step, kept[s]) for s, step in enumerate(turn)])
         for reading in readings:
             if reading.unread:
                 unread.extend((t, u.kind, u.excerpt) for u in reading.unread)

@@ -7,7 +7,7 @@ fatal problems raise :class:`ResultsError`.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Container, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -45,7 +45,7 @@ class _LineStats:
 
 class _Message(msgspec.Struct):
     role: Any = None
-    content: Any = None
+    content: msgspec.Raw = None  # decoded only for a user message (a system prompt is never read)
 
 
 class _TurnLog(msgspec.Struct):
@@ -53,9 +53,16 @@ class _TurnLog(msgspec.Struct):
 
 
 class _ResultLine(msgspec.Struct):
+    """A result line as the fast path decodes it: ``result`` still encoded (only the turns read are
+    decoded, see :func:`result_turns`), the user messages of ``inference_log``, nothing else."""
+
     id: Any = None
-    result: Any = None
+    result: msgspec.Raw = None
     inference_log: list[_TurnLog | list[msgspec.Raw]] | None = None
+
+
+class _IdOnly(msgspec.Struct):
+    id: Any = None
 
 
 class _ScoreDetails(msgspec.Struct):
@@ -82,19 +89,76 @@ class _ScoreLine(msgspec.Struct):
 _UNSET = object()
 
 
-def _result_fields(line: bytes, decoder=msgspec.json.Decoder(_ResultLine)) -> dict[str, Any]:
-    value = decoder.decode(line)
+_ID_START = b'{"id": "'
+_ID_MAX = 200  # bytes: an id is short; a longer one is left to the full decoding
+
+
+def leading_id(line: bytes) -> str | None:
+    """The id a line starts with (``{"id": "...``), read off its first bytes; ``None`` when the line
+    does not start that way or the id holds an escape or a non-ASCII byte (the full decoding reads it)."""
+    if not line.startswith(_ID_START):
+        return None
+    end = line.find(b'"', 8, 8 + _ID_MAX)
+    if end <= 8:
+        return None
+    found = line[8:end]
+    if b"\\" in found or not found.isascii():
+        return None
+    return found.decode("ascii")
+
+
+def _result_fields(line: bytes, keep_ids: Container[str] | None = None, *, _decoder=msgspec.json.Decoder(_ResultLine),
+                   _ids=msgspec.json.Decoder(_IdOnly)) -> _ResultLine:
+    """A result line's id, encoded ``result`` and logged user messages; only the id of a line whose id is
+    not in ``keep_ids``. Raises on whatever the stdlib path must decide (invalid UTF-8 anywhere in the
+    line, invalid JSON, no id), so that the line is refused or decoded there exactly as before.
+
+    A line dropped for its id is still checked whole: its syntax (every field skipped, nothing built) and
+    its UTF-8, so a truncated or malformed line is refused and counted whether it is scored or not.
+    """
+    if not line.isascii():
+        line.decode("utf-8")  # raises on an invalid byte: the stdlib path counts and replaces it
+    if keep_ids is not None:
+        found = leading_id(line)
+        if found is not None and found not in keep_ids:
+            if _ids.decode(line).id != found:  # the syntax of the whole line; a repeated "id" key wins last
+                raise ValueError("the id is not the first one")
+            return _ResultLine(id=found)
+    value = _decoder.decode(line)
     if value.id is None:  # no id (or a summary-like line): let the stdlib path say what it is
         raise ValueError("no id")
-    out: dict[str, Any] = {"id": value.id, "result": value.result}
-    if value.inference_log is not None:
-        out["inference_log"] = [
-            [] if isinstance(turn, list)
-            else ({} if turn.begin_of_turn_query is None else {"begin_of_turn_query": [
-                {"role": m.role, "content": m.content} for m in turn.begin_of_turn_query]})
-            for turn in value.inference_log
-        ]
-    return out
+    return value
+
+
+_ANY = msgspec.json.Decoder()
+_TURNS = msgspec.json.Decoder(list[list[msgspec.Raw]])
+#: the first byte of a step value that is text, a list, an object or null (what a step may be)
+_STEP_STARTS = frozenset(b'"[{n')
+
+
+def result_turns(encoded: msgspec.Raw, read: Container[int] | None) -> tuple[Any, list | None]:
+    """``(value, steps)`` of an encoded ``result``: when it is a list of turns of steps, ``value`` holds
+    each turn in ``read`` (every turn when ``None``) decoded and ``None`` for the others, and ``steps``
+    the encoded bytes of each step of the turns decoded; else the decoded value and ``None``.
+
+    A turn not read is not decoded, but its steps' kinds are checked from their first byte: a step that
+    is not text, a list, an object or null is decoded, so the caller's check names its type as before.
+    """
+    try:
+        turns = _TURNS.decode(encoded)
+    except msgspec.ValidationError:  # not a list of lists: the caller's checks say what it is
+        return _ANY.decode(encoded), None
+    value: list = []
+    steps: list = []
+    for index, turn in enumerate(turns):
+        if read is None or index in read:
+            value.append([_ANY.decode(step) for step in turn])
+            steps.append(tuple(bytes(step) for step in turn))
+            continue
+        odd = [step for step in turn if memoryview(step)[0] not in _STEP_STARTS]
+        value.append([_ANY.decode(odd[0])] if odd else None)
+        steps.append(None)
+    return value, steps
 
 
 def _score_fields(line: bytes, decoder=msgspec.json.Decoder(_ScoreLine)) -> dict[str, Any]:

@@ -1,15 +1,21 @@
 """Reading one BFCL result file: each line reduced to its ``result`` steps and the user texts of ``inference_log``, then dropped.
+
+A line whose id is not asked for is dropped from its first bytes (its syntax and UTF-8 still
+checked); of the others only ``result`` and the user messages are decoded, and of ``result`` only
+the turns asked for.
 """
 
 from __future__ import annotations
 
-from collections.abc import Container, Mapping
+from collections.abc import Collection, Container, Mapping
 from pathlib import Path
 from typing import Any
 
 import attrs
+import msgspec
 
 from twinbench.adapters.bfcl.lines import (
+    _ANY,
     _EXAMPLES,
     _check_file,
     _common_warnings,
@@ -18,6 +24,8 @@ from twinbench.adapters.bfcl.lines import (
     _json_lines,
     _LineStats,
     _result_fields,
+    _ResultLine,
+    result_turns,
 )
 from twinbench.adapters.bfcl.tree import _parse_name
 
@@ -31,16 +39,32 @@ class ResultEntry:
     says why (the harness's "Error during inference: ..." text, or a format problem).
     ``logged_user_turns`` holds, per turn of ``inference_log``, the contents of the
     user messages of ``begin_of_turn_query``; ``None`` when the line has no log.
-    ``line`` is the 1-based line number the entry was read from.
+    ``line`` is the 1-based line number the entry was read from. When the file was read for some
+    turns only (``read_result_file(turns=...)``), a turn not asked for is ``None`` in ``turns``.
     """
 
     id: str
-    turns: tuple[tuple[Any, ...], ...] | None
+    turns: tuple[tuple[Any, ...] | None, ...] | None
     error: str | None = None
     logged_user_turns: tuple[tuple[str, ...], ...] | None = None
     line: int = 0
     #: the ``result`` is not a list of turns of steps (a format problem, not a stored error)
     unreadable: bool = False
+    #: per turn of ``turns``, each step as it is stored (its JSON bytes), for a reader that reads each
+    #: distinct step once; ``None`` for a turn not read, or when the line was decoded by the stdlib path
+    stored_steps: tuple[tuple[bytes, ...] | None, ...] | None = attrs.field(default=None, eq=False, repr=False)
+    #: the whole ``result`` as stored (its JSON bytes) when the fast path read it, every turn included:
+    #: what a score file's stored result is compared with (see :func:`stored_result`)
+    stored_whole: bytes | None = attrs.field(default=None, eq=False, repr=False)
+
+
+class _Decoded:
+    """The fast path's ``inference_log``: its turn logs as :mod:`msgspec` decoded them."""
+
+    __slots__ = ("turns",)
+
+    def __init__(self, turns: list) -> None:
+        self.turns = turns
 
 
 @attrs.frozen
@@ -134,25 +158,56 @@ def stored_result(entry: ResultEntry) -> Any:
     """The line's ``result`` as BFCL's score file stores it (turns of steps, or the error text);
     ``None`` when the result was no rollout at all (nothing to compare)."""
     if entry.turns is not None:
+        if entry.stored_whole is not None:  # read for some turns only: the whole value as stored
+            return _ANY.decode(entry.stored_whole)
         return [list(turn) for turn in entry.turns]
     return None if entry.unreadable else entry.error
+
+
+def _logged_user_turns_decoded(log: list) -> tuple[tuple[tuple[str, ...], ...], str | None]:
+    """:func:`_logged_user_turns` of the fast path's ``inference_log`` (its turn logs as decoded there,
+    each user message's content still encoded): the same texts and the same problem."""
+    turns: list[tuple[str, ...]] = []
+    problem: str | None = None
+    for element in log:
+        if isinstance(element, list):  # a state log
+            continue
+        query = element.begin_of_turn_query
+        if query is None:
+            problem = problem or "a turn log has no begin_of_turn_query"
+            turns.append(())
+            continue
+        texts: list[str] = []
+        for message in query:
+            if message.role == "user":
+                text = None if message.content is None else _message_text(_ANY.decode(message.content))
+                if text is None:
+                    problem = problem or "a user message in begin_of_turn_query has no text content"
+                else:
+                    texts.append(text)
+        turns.append(tuple(texts))
+    return tuple(turns), problem
 
 
 _STEP_TYPES = (str, list, dict, type(None))  # None: an empty reply
 
 
-def _turns_of(result: Any) -> tuple[tuple[tuple[Any, ...], ...] | None, str | None, bool]:
+def _turns_of(result: Any, stored: list | None = None) -> tuple[tuple[tuple[Any, ...] | None, ...] | None, str | None, bool]:
     """``(turns, error, is_format_problem)`` for a line's ``result`` value.
 
     A usable result is a non-empty list of turns, each a list of steps, each step a
     string, a list, an object or null (an empty reply). Anything else is a format problem ("unreadable rollout"),
-    never a rollout that made no call.
+    never a rollout that made no call. ``stored`` (from :func:`result_turns`) marks the turns left
+    encoded: ``None`` there, and in ``turns``.
     """
     if isinstance(result, list):
         if not result:
             return None, "result is an empty list (no turn at all)", True
-        turns: list[tuple[Any, ...]] = []
+        turns: list[tuple[Any, ...] | None] = []
         for index, turn in enumerate(result):
+            if turn is None and stored is not None and stored[index] is None:  # a turn not read
+                turns.append(None)
+                continue
             if not isinstance(turn, list):
                 return None, f"result turn {index} is a {type(turn).__name__}, not a list of steps", True
             odd = [step for step in turn if not isinstance(step, _STEP_TYPES)]
@@ -167,11 +222,22 @@ def _turns_of(result: Any) -> tuple[tuple[tuple[Any, ...], ...] | None, str | No
     return None, f"result is a {type(result).__name__}, not a list of turns", True
 
 
-def read_result_file(path: Path | str, keep_ids: Container[str] | None = None) -> ResultFile:
+def _full_turns(result: Any) -> tuple[Any, str | None]:
+    """``(turns, error)`` of a whole ``result`` (decoded, or as stored): what two copies of a line compare."""
+    if isinstance(result, bytes):
+        result = _ANY.decode(result)
+    return _turns_of(result)[:2]
+
+
+def read_result_file(path: Path | str, keep_ids: Container[str] | None = None,
+                     turns: Mapping[str, Collection[int]] | None = None) -> ResultFile:
     """Read one ``BFCL_v*_multi_turn_<category>_result.json`` line by line.
 
     Only ``id``, ``result`` and the user texts of ``inference_log`` are kept. With
-    ``keep_ids``, entries whose id is not in it are counted in ``other_ids`` and dropped.
+    ``keep_ids``, entries whose id is not in it are counted in ``other_ids`` and dropped (a line
+    is dropped from its id, read off its first bytes; its syntax and UTF-8 are checked all the
+    same). With ``turns`` (id -> the turns to read), only those turns of an entry are decoded; the
+    others are ``None`` in :attr:`ResultEntry.turns`, their steps' kinds still checked.
     """
     path = _check_file(Path(path).expanduser())
     parsed = _parse_name(path.name)
@@ -187,11 +253,19 @@ def read_result_file(path: Path | str, keep_ids: Container[str] | None = None) -
     log_problems: list[str] = []
     foreign_ids: list[str] = []
     ids: set[str] = set()
+    firsts: dict[str, Any] = {}  # each entry's whole result (as stored, or decoded): duplicates compare it
+    fields = _result_fields
 
-    for lineno, value, problem in _json_lines(path, stats, _result_fields):
+    def fast(line: bytes) -> Any:
+        return fields(line, keep_ids)
+
+    for lineno, value, problem in _json_lines(path, stats, fast):
         if problem is not None:
             bad_lines.append((lineno, problem))
             continue
+        if isinstance(value, _ResultLine):  # the fast path: ``result`` still encoded, the log's user messages
+            value = {"id": value.id, "result": value.result} if value.inference_log is None else {
+                "id": value.id, "result": value.result, "inference_log": _Decoded(value.inference_log)}
         if not isinstance(value, dict):
             bad_lines.append((lineno, f"not a JSON object ({type(value).__name__})"))
             continue
@@ -209,27 +283,38 @@ def read_result_file(path: Path | str, keep_ids: Container[str] | None = None) -
             other_ids += 1
             continue
 
-        turns, error, odd = _turns_of(value.get("result"))
+        result = value.get("result")
+        stored = None
+        if isinstance(result, msgspec.Raw):
+            first = bytes(result)
+            result, stored = result_turns(result, None if turns is None else turns.get(entry_id, ()))
+        else:
+            first = result
+        entry_turns, error, odd = _turns_of(result, stored)
         if odd:
             format_problems.append(f"{entry_id} ({error})")
         logged: tuple[tuple[str, ...], ...] | None = None
         if "inference_log" in value:
-            logged, log_problem = _logged_user_turns(value["inference_log"])
+            log = value["inference_log"]
+            logged, log_problem = (_logged_user_turns_decoded(log.turns) if isinstance(log, _Decoded)
+                                   else _logged_user_turns(log))
             if log_problem is not None:
                 log_problems.append(f"{entry_id} ({log_problem})")
-        del value  # drop the decoded line (the inference_log in particular) at once
-        entry = ResultEntry(entry_id, turns, error, logged, lineno, unreadable=odd)
+        del value, result  # drop the decoded line (the inference_log in particular) at once
 
         kept = entries.get(entry_id)
         if kept is not None:
             if entry_id not in duplicates:
                 duplicates.append(entry_id)
-            same = _same((kept.turns, kept.error, kept.logged_user_turns), (turns, error, logged))
+            same = _same((*_full_turns(firsts[entry_id]), kept.logged_user_turns), (*_full_turns(first), logged))
             duplicate_notes.append(
                 f"line {lineno} ({'same content as' if same else 'different content from'} line {kept.line})"
             )
             continue
-        entries[entry_id] = entry
+        entries[entry_id] = ResultEntry(entry_id, entry_turns, error, logged, lineno, unreadable=odd,
+                                        stored_steps=None if stored is None or entry_turns is None else tuple(stored),
+                                        stored_whole=first if stored is not None and entry_turns is not None else None)
+        firsts[entry_id] = first
 
     warnings = _common_warnings(stats, bad_lines, "result")
     if stats.nonblank and not entries and not other_ids:

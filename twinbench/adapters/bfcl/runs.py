@@ -21,7 +21,7 @@ from twinbench.model import (
     RunRef,
     RunSearch,
 )
-from twinbench.reading import UnreadTally, read_turns, texts_of
+from twinbench.reading import StepMemo, UnreadTally, read_turns, texts_of
 
 from .lines import ResultsError, _examples
 from .result_files import ResultEntry, _same, read_result_file, stored_result
@@ -29,6 +29,9 @@ from .score_files import ScoreFile, read_score_file
 from .tree import SCORED_CATEGORIES, RunFiles, find_runs, search
 
 PROSE_STEP = "I need one more detail before I can do that: could you tell me what is missing?"
+
+#: what this process has read, step by distinct stored step (every run a worker reads shares it)
+STEPS = StepMemo()
 
 def _compare_logged(items: Mapping[str, Item], entry: ResultEntry) -> bool | None:
     """Did the model see other user text than this release's item? None when nothing was logged."""
@@ -59,7 +62,7 @@ def read(run: RunRef, item_ids: Iterable[str], items: Mapping[str, Item], datase
     for category in SCORED_CATEGORIES:
         path = found.files[category]
         try:
-            rf = read_result_file(path, keep_ids=None if turns_of is None else wanted)
+            rf = read_result_file(path, keep_ids=None if turns_of is None else wanted, turns=turns_of)
         except ResultsError as exc:
             raise AdapterError(str(exc)) from exc
         warnings.extend(f"{run.model}: {path.name}: {w}" for w in rf.warnings)
@@ -81,7 +84,7 @@ def read(run: RunRef, item_ids: Iterable[str], items: Mapping[str, Item], datase
             if entry.id not in wanted:
                 continue
             read = turns_of.get(entry.id) if turns_of is not None else None  # None: every turn
-            turns, unread = read_turns(entry.turns, read, tally, entry.id)
+            turns, unread = read_turns(entry.turns, read, tally, entry.id, stored=entry.stored_steps, memo=STEPS)
             rollouts[entry.id] = Rollout(entry.id, turns, texts=texts_of(entry.turns, turns), unread=unread)
             differs = _compare_logged(items, entry)
             if differs is not None:
