@@ -153,7 +153,7 @@ def _reuse_key(job: _Job) -> str | None:
     return cache.key_of(parts)
 
 
-def _run_jobs(jobs: list[_Job]) -> list:
+def _run_jobs(jobs: list[_Job], resampling: bool = True) -> list:
     """Every job's result, in order. A run whose files are unchanged since it was last read gives
     its kept decisions; the others are read, in forked workers when there are many runs and cores."""
     from twinbench import cache
@@ -161,21 +161,25 @@ def _run_jobs(jobs: list[_Job]) -> list:
     keys = [_reuse_key(job) for job in jobs]
     out = [cache.recall(DECISIONS, key) if key and not job.fresh else None for job, key in zip(jobs, keys)]
     todo = [i for i, kept in enumerate(out) if kept is None]
-    for i, result in zip(todo, _compute([jobs[i] for i in todo])):
+    for i, result in zip(todo, _compute([jobs[i] for i in todo], resampling)):
         out[i] = result
         if keys[i] and not isinstance(result, str):  # a run that could not be read is read again next time
             cache.remember(DECISIONS, keys[i], result)
     return out
 
 
-def _load_the_summary_modules() -> None:
-    """Import what :func:`summarize` needs (numpy, the metrics): not needed to read and decide."""
-    import numpy  # noqa: F401
+def _load_the_summary_modules(resampling: bool) -> None:
+    """Import what :func:`summarize` needs (the point metrics; numpy and the bootstrap when it
+    resamples): not needed to read and decide."""
+    from twinbench.metrics import point  # noqa: F401
 
-    from twinbench.metrics import matrix, stats  # noqa: F401
+    if resampling:
+        import numpy  # noqa: F401
+
+        from twinbench.metrics import matrix, stats  # noqa: F401
 
 
-def _compute(jobs: list[_Job]) -> list:
+def _compute(jobs: list[_Job], resampling: bool = True) -> list:
     """Read and decide every job: in forked worker processes when there are many runs and cores."""
     import multiprocessing
 
@@ -193,7 +197,7 @@ def _compute(jobs: list[_Job]) -> list:
     try:
         with multiprocessing.get_context("fork").Pool(workers) as pool:
             pending = pool.map_async(_job_at, range(len(jobs)), chunksize=1)
-            _load_the_summary_modules()  # while the workers read: this process would only wait
+            _load_the_summary_modules(resampling)  # while the workers read: this process would only wait
             return pending.get()
     finally:
         _JOBS = []
@@ -232,6 +236,7 @@ def evaluate(
     keep_rollouts: bool = False,
     reuse: bool = True,
     fresh: bool = False,
+    resampling: bool = True,
 ) -> Evaluation:
     """Decide every pair for every run. ``manifests`` (by :func:`population_key`) saves re-discovery.
 
@@ -251,6 +256,9 @@ def evaluate(
     decisions come from the cache, the same as reading gives them. It needs the adapter's
     :meth:`Adapter.cache_key`; runs replayed (``replay``) or kept whole (``keep_rollouts``) are
     always read. ``fresh``: read every run all the same, and keep what it gives.
+
+    ``resampling``: the summary will resample (a bootstrap), so numpy is imported while the
+    workers read; without it, numpy is not imported here.
     """
     manifests = dict(manifests or {})
     adapters: dict[str, Adapter] = {}
@@ -282,7 +290,7 @@ def evaluate(
         jobs.append(_Job(run, key, scorer, manifest, needed, options.count_login, history, replay, keep_rollouts,
                          reuse_parts.get(key), fresh))
     out: list[ModelRun] = []
-    for job, result in zip(jobs, _run_jobs(jobs)):
+    for job, result in zip(jobs, _run_jobs(jobs, resampling)):
         if isinstance(result, str):  # one unreadable run does not stop the others
             all_skipped.append((str(job.run.location), f"cannot be read: {result}"))
             continue

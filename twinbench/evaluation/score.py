@@ -64,7 +64,7 @@ def score(adapter: Adapter, results: Sequence[Path], models: Sequence[str] = (),
             skipped, warnings = (), ()
         evaluation = evaluate(adapter, runs, population, skipped, warnings, manifests, history=options.same_history,
                               all_turns=all_turns, replay=replay, keep_rollouts=diagnostics,
-                              reuse=bool(results), fresh=fresh)
+                              reuse=bool(results), fresh=fresh, resampling=n_boot > 0)
         report_ = summarize(evaluation, options, n_boot, seed, population, adapter=adapter.name,
                             embedded_default=not results, min_coverage=min_coverage, diagnostics=diagnostics)
     return attrs.evolve(report_, results_usage=adapter.reader().results_usage), evaluation

@@ -1,8 +1,9 @@
 """From decisions to scores: coverage, bootstrap intervals, ranks, official raw and rank agreement.
 
 ``summarize`` turns an :class:`~twinbench.evaluation.runs.Evaluation` into the typed
-:class:`~twinbench.results.ScoreReport` every renderer reads; every rate comes from one
-:class:`~twinbench.metrics.DecisionMatrix`.
+:class:`~twinbench.results.ScoreReport` every renderer reads; every point figure comes from one
+:class:`~twinbench.metrics.point.PointMatrix` (plain Python), the bootstrap from one
+:class:`~twinbench.metrics.DecisionMatrix` of the same decisions (numpy, loaded only then).
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from twinbench.metrics import DecisionMatrix
+    from twinbench.metrics.point import PointMatrix
 
 
 MIN_RANKED_FOR_AGREEMENT = 3  # rank agreement over fewer models is always +-1 or undefined
@@ -94,83 +96,67 @@ def summarize(evaluation: Evaluation, options: ScoreOptions = ScoreOptions(), n_
 def _summarize_group(group: list[ModelRun], manifest: Manifest, adapter: Adapter, options: ScoreOptions,
                      n_boot: int, seed: int, min_coverage: float = DEFAULT_MIN_COVERAGE, replay: bool = False,
                      diagnostics: bool = False) -> tuple[list[ModelScore], RankAgreement | None]:
-    """The models of one population, every rate from one decision matrix."""
-    import numpy as np
+    """The models of one population: every point figure from one bit matrix (plain Python), the
+    intervals and rank-1 shares from the numpy matrix of the same decisions (only with resamples)."""
+    from twinbench.metrics import point
 
-    from twinbench import metrics
-    from twinbench.metrics import DecisionMatrix, stats
-
-    matrix = DecisionMatrix.build([(mr.run.model, mr.decisions) for mr in group])
+    matrix = point.PointMatrix.build([(mr.run.model, mr.decisions) for mr in group])
     distinct = options.distinct_anchor_turns
-    keep = metrics.kept(matrix, options)
-    covered = keep.sum(axis=0)
-    best = int(covered.max()) if covered.size else 0
-    ranked_cols = (covered > 0) & (covered >= min_coverage * best)
+    keep = point.kept(matrix, options)
+    covered = [k.bit_count() for k in keep]
+    best = max(covered, default=0)
+    ranked_cols = [c > 0 and c >= min_coverage * best for c in covered]
     # the pairs every ranked model covers: ranks compare the same items
-    shared_rows = keep[:, ranked_cols].all(axis=1) if ranked_cols.any() else np.zeros(matrix.n_pairs, dtype=bool)
-    shared = keep & shared_rows[:, None] & ranked_cols[None, :]
-    n_ranked = int(ranked_cols.sum())
-    point = metrics.rates(matrix, keep, distinct)
-    ranked = metrics.rates(matrix, shared, distinct)
-    categories = metrics.by_category(matrix, keep, distinct, manifest.categories)
-    coverages = metrics.coverage(matrix, options)
-    replays = metrics.replay_counts(matrix, keep) if replay else None
-    workaround = metrics.decision_workaround(matrix, keep, distinct) if replay else None
-    intervals = shares = None
-    if n_boot > 0 and matrix.n_pairs:
-        weights = stats.cluster_weights(matrix.clusters, n_boot, seed)
-        intervals = []
-        for cols, samples in _bootstrap_blocks(matrix, keep, distinct, weights, range(len(group))):
-            by_metric = {metric: _intervals(samples.metric(metric)) for metric in INTERVAL_METRICS}
-            intervals += [{metric: by_metric[metric][j] for metric in INTERVAL_METRICS} for j in range(len(cols))]
-        if shared_rows.any() and n_ranked:
-            ranked_index = np.flatnonzero(ranked_cols)
-            gathered: dict[str, list[np.ndarray]] = {metric: [] for metric in RANK1_METRICS}
-            for _, samples in _bootstrap_blocks(matrix, shared, distinct, weights, ranked_index):
-                for metric in RANK1_METRICS:
-                    gathered[metric].append(samples.metric(metric))
-            shares = {}
-            for metric in RANK1_METRICS:
-                shares[metric] = np.full(len(group), np.nan)
-                shares[metric][ranked_index] = 100.0 * stats.rank1_shares(np.concatenate(gathered.pop(metric), axis=1))
-        del weights
+    shared_rows = 0
+    if any(ranked_cols):
+        shared_rows = (1 << matrix.n_pairs) - 1
+        for k, ranked in zip(keep, ranked_cols):
+            if ranked:
+                shared_rows &= k
+    shared = [k & shared_rows if ranked else 0 for k, ranked in zip(keep, ranked_cols)]
+    n_ranked, n_shared = sum(ranked_cols), shared_rows.bit_count()
+    intervals, shares = (_resampled(group, keep, shared, ranked_cols, distinct, n_boot, seed)
+                         if n_boot > 0 and matrix.n_pairs else (None, None))
     described = adapter.describe()
     population = len(manifest.scored)
     records: list[ModelScore] = []
     for m, model_run in enumerate(group):
-        counted = bool(point.pairs[m])
-        rate = {name: metrics.value(point.metric(name)[m]) if counted else None for name in RATE_METRICS}
-        ci = rank1 = None
-        if intervals is not None:
-            ci = intervals[m]
+        rates = point.rates(matrix, m, keep[m], distinct)
+        counted = bool(rates.pairs)
+        rate = {name: point.value(rates.metric(name)) if counted else None for name in RATE_METRICS}
+        rank1 = None
         if shares is not None and ranked_cols[m]:
             rank1 = {metric: float(shares[metric][m]) for metric in RANK1_METRICS}
-        official_shared = metrics.official(matrix, m, shared[:, m], model_run.official)
+        official_shared = point.official(matrix, m, shared[m], model_run.official)
         run = model_run.run
         records.append(ModelScore(
-            model=run.model, pairs=int(point.pairs[m]), **rate,
-            by_category=categories[m], coverage=coverages[m], data=described,
+            model=run.model, pairs=rates.pairs, **rate,
+            by_category=point.by_category(matrix, m, keep[m], distinct, manifest.categories),
+            coverage=point.coverage(matrix, m, options), data=described,
             curation_applies=manifest.curation_applies, population=population,
             location=run.details.get(BUILTIN) or str(run.location),  # no temporary paths in output
-            run_notes=model_run.load.notes, remarks=model_run.load.remarks, ci=ci, rank1=rank1,
-            official=metrics.official(matrix, m, keep[:, m], model_run.official, model_run.load.official_scores,
-                                      model_run.load.official_pass_at),
+            run_notes=model_run.load.notes, remarks=model_run.load.remarks,
+            ci=None if intervals is None else intervals[m], rank1=rank1,
+            official=point.official(matrix, m, keep[m], model_run.official, model_run.load.official_scores,
+                                    model_run.load.official_pass_at),
             unread=unread_of(model_run, sum(len(item.turns) for item in manifest.items.values())
                              if model_run.all_turns else None),  # --all-turns reads every turn of every item
-            replay=None if replays is None else replays[m],
-            decision_workaround=None if workaround is None or not counted else metrics.value(workaround[m]),
-            diagnostics=_diagnostics(model_run, manifest, matrix, keep[:, m]) if diagnostics else None,
-            ranking=Ranking(among=n_ranked, pairs=int(shared_rows.sum()),
-                            decision=metrics.value(ranked.decision[m]) if ranked_cols[m] else None,
+            replay=point.replay_counts(matrix, m, keep[m]) if replay else None,
+            decision_workaround=(point.value(point.decision_workaround(matrix, m, keep[m], distinct))
+                                 if replay and counted else None),
+            diagnostics=_diagnostics(model_run, manifest, matrix, keep[m]) if diagnostics else None,
+            ranking=Ranking(among=n_ranked, pairs=n_shared,
+                            decision=point.value(point.rates(matrix, m, shared[m], distinct).decision)
+                            if ranked_cols[m] else None,
                             official_ask_items=(None if official_shared is None or not ranked_cols[m]
                                                 else official_shared.ask_items),
                             ranked=bool(ranked_cols[m]),
-                            reason=None if ranked_cols[m] else _unranked_reason(int(covered[m]), population, best,
+                            reason=None if ranked_cols[m] else _unranked_reason(covered[m], population, best,
                                                                                 min_coverage)),
         ))
     records = _ranks(records)
     data = str(described.get("release", adapter.name))
-    return records, _agreement(records, data, int(shared_rows.sum()))
+    return records, _agreement(records, data, n_shared)
 
 
 def _unranked_reason(covered: int, population: int, best: int, min_coverage: float) -> str:
@@ -183,13 +169,54 @@ def _unranked_reason(covered: int, population: int, best: int, min_coverage: flo
             "best-covered model covers")
 
 
-def _diagnostics(model_run: ModelRun, manifest: Manifest, matrix: DecisionMatrix, keep: np.ndarray):
-    """The model's diagnostics on the pairs its scores count (``keep``: its column of the kept matrix)."""
+def _resampled(group: list[ModelRun], keep: Sequence[int], shared: Sequence[int], ranked_cols: Sequence[bool],
+               distinct: bool, n_boot: int, seed: int) -> tuple[list, dict | None]:
+    """Each model's bootstrap intervals, and the rank-1 shares of the ranked models (None without
+    shared pairs): numpy, on the matrix of the same decisions, kept where the point figures keep."""
     import numpy as np
 
-    from twinbench.decisions.diagnostics import diagnose
+    from twinbench.metrics import DecisionMatrix, stats
 
-    counted = {matrix.ask_ids[i] for i in np.flatnonzero(keep)}
+    matrix = DecisionMatrix.build([(mr.run.model, mr.decisions) for mr in group])
+    keep_array, shared_array = _as_array(keep, matrix.n_pairs), _as_array(shared, matrix.n_pairs)
+    weights = stats.cluster_weights(matrix.clusters, n_boot, seed)
+    intervals: list = []
+    for cols, samples in _bootstrap_blocks(matrix, keep_array, distinct, weights, range(len(group))):
+        by_metric = {metric: _intervals(samples.metric(metric)) for metric in INTERVAL_METRICS}
+        intervals += [{metric: by_metric[metric][j] for metric in INTERVAL_METRICS} for j in range(len(cols))]
+    shares = None
+    ranked_index = [m for m, ranked in enumerate(ranked_cols) if ranked]
+    if ranked_index and any(shared):
+        gathered: dict[str, list[np.ndarray]] = {metric: [] for metric in RANK1_METRICS}
+        for _, samples in _bootstrap_blocks(matrix, shared_array, distinct, weights, ranked_index):
+            for metric in RANK1_METRICS:
+                gathered[metric].append(samples.metric(metric))
+        shares = {}
+        for metric in RANK1_METRICS:
+            shares[metric] = np.full(len(group), np.nan)
+            shares[metric][ranked_index] = 100.0 * stats.rank1_shares(np.concatenate(gathered.pop(metric), axis=1))
+    del weights
+    return intervals, shares
+
+
+def _as_array(columns: Sequence[int], n_rows: int):
+    """``(P, M)`` bool: the bit columns as a numpy array."""
+    import numpy as np
+
+    from twinbench.metrics.point import rows_of
+
+    out = np.zeros((n_rows, len(columns)), dtype=bool)
+    for m, column in enumerate(columns):
+        out[rows_of(column), m] = True
+    return out
+
+
+def _diagnostics(model_run: ModelRun, manifest: Manifest, matrix: PointMatrix, keep: int):
+    """The model's diagnostics on the pairs its scores count (``keep``: its kept rows, a bit column)."""
+    from twinbench.decisions.diagnostics import diagnose
+    from twinbench.metrics.point import rows_of
+
+    counted = {matrix.ask_ids[i] for i in rows_of(keep)}
     return diagnose(model_run.decisions, manifest.scored, model_run.load, counted)
 
 
@@ -269,7 +296,7 @@ def _ranks(models: list[ModelScore]) -> list[ModelScore]:
 
 def _agreement(models: list[ModelScore], data: str, pairs: int) -> RankAgreement | None:
     """Rank correlation of official raw and decision on the ``pairs`` every model of ``data`` covers."""
-    from twinbench.metrics import stats
+    from twinbench.metrics import ranking
 
     rows = [(r.ranking.official_ask_items, r.ranking.decision) for r in models
             if r.ranking.official_ask_items is not None and r.ranking.decision is not None]
@@ -277,5 +304,5 @@ def _agreement(models: list[ModelScore], data: str, pairs: int) -> RankAgreement
         return None
     x = [round(a, RANK_DECIMALS) for a, _ in rows]
     y = [round(b, RANK_DECIMALS) for _, b in rows]
-    return RankAgreement(data=data, models=len(rows), pairs=pairs, spearman=stats.spearman(x, y),
-                         kendall=stats.kendall_tau_b(x, y))
+    return RankAgreement(data=data, models=len(rows), pairs=pairs, spearman=ranking.spearman(x, y),
+                         kendall=ranking.kendall_tau_b(x, y))

@@ -31,9 +31,10 @@ import attrs
 import numpy as np
 
 from twinbench.metrics import stats
+from twinbench.metrics.point import official_of
 from twinbench.model import PairDecision
 from twinbench.options import ScoreOptions
-from twinbench.results import CategoryScore, Coverage, GradedOfficial, OfficialScore, ReplayCounts
+from twinbench.results import CategoryScore, Coverage, OfficialScore, ReplayCounts
 
 _BITS = ("present", "scored", "acted", "held", "held_credited", "same_history", "act_ended_early", "ask_ended_early",
          "replayed", "aligned", "removed_called", "workaround")
@@ -163,12 +164,6 @@ def first_per_anchor(matrix: DecisionMatrix, keep: np.ndarray) -> np.ndarray:
     return out
 
 
-def share(values: Iterable[bool]) -> float | None:
-    """Percent of true values; None for no values (the one item-level rate)."""
-    values = [bool(v) for v in values]
-    return 100.0 * sum(values) / len(values) if values else None
-
-
 def value(x: float) -> float | None:
     """A rate as a plain float, None where nothing counted (NaN)."""
     x = float(x)
@@ -283,33 +278,9 @@ def official(matrix: DecisionMatrix, column: int, rows: np.ndarray,
              verdicts: Mapping[str, bool] | None, graded: Mapping[str, float] | None = None,
              pass_at: float | None = None) -> OfficialScore | None:
     """Official raw of model ``column`` on the should-ask items of its scored pairs among ``rows`` (``(P,)``
-    bool, e.g. its kept pairs), and on their should-act twins.
-
-    An unscored pair never counts, whatever its items' verdicts; items without a verdict are
-    left out of the rate. None without verdicts, or when no item has one. With ``graded`` scores
-    (and the ``pass_at`` threshold the verdicts come from), their means on the same items too.
-    """
+    bool, e.g. its kept pairs), and on their should-act twins: :func:`twinbench.metrics.point.official_of`
+    (with ``graded`` scores and their ``pass_at`` threshold, their means too)."""
     if verdicts is None:
         return None
-    used = np.flatnonzero(rows & matrix.scored[:, column])
-    asks = sorted({matrix.ask_ids[i] for i in used})
-    twins = sorted({matrix.act_ids[i] for i in used})
-
-    def judged(ids: Iterable[str]) -> list[bool]:
-        return [verdicts[i] for i in ids if i in verdicts]
-
-    by_cat = {cat: share(judged(sorted({matrix.ask_ids[i] for i in used if matrix.categories[i] == cat})))
-              for cat in sorted({matrix.categories[i] for i in used})}
-    ask_verdicts, twin_verdicts = judged(asks), judged(twins)
-    if not ask_verdicts and not twin_verdicts:
-        return None
-    graded_score = None
-    if graded is not None and pass_at is not None:
-        def mean(ids: Iterable[str]) -> float | None:
-            values = [float(graded[i]) for i in ids if i in graded]
-            return value(100.0 * sum(values) / len(values)) if values else None
-
-        graded_score = GradedOfficial(mean(asks), mean(twins), pass_at)
-    return OfficialScore(ask_items=share(ask_verdicts), act_twins=share(twin_verdicts), ask_items_by_category=by_cat,
-                         n_ask_items=len(ask_verdicts), n_act_twins=len(twin_verdicts), ask_items_of=len(asks),
-                         act_twins_of=len(twins), graded=graded_score)
+    return official_of(matrix, [int(i) for i in np.flatnonzero(rows & matrix.scored[:, column])], verdicts,
+                       graded, pass_at)

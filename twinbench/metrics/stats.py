@@ -31,6 +31,8 @@ import attrs
 import numpy as np
 from numpy.typing import ArrayLike
 
+from twinbench.metrics import ranking
+
 __all__ = [
     "BootstrapResult",
     "bootstrap_decision",
@@ -404,62 +406,22 @@ def _paired_vectors(x: ArrayLike, y: ArrayLike) -> tuple[np.ndarray, np.ndarray]
     return xs, ys
 
 
-def _average_ranks(values: np.ndarray) -> np.ndarray:
-    """1-based ranks; tied values share the mean of the ranks they span."""
-    order = np.argsort(values, kind="mergesort")
-    sorted_values = values[order]
-    # Start index of each run of equal values in sorted order.
-    starts = np.flatnonzero(np.r_[True, sorted_values[1:] != sorted_values[:-1]])
-    ends = np.r_[starts[1:], values.size]  # exclusive
-    run_rank = (starts + 1 + ends) / 2.0  # mean of ranks starts+1 .. ends
-    ranks = np.empty(values.size, dtype=np.float64)
-    ranks[order] = np.repeat(run_rank, ends - starts)
-    return ranks
-
-
 def spearman(x: ArrayLike, y: ArrayLike) -> float:
-    """Spearman rank correlation (Pearson correlation of average ranks).
+    """Spearman rank correlation (Pearson correlation of average ranks); :func:`twinbench.metrics.ranking.spearman`
+    on arrays.
 
     Returns NaN when ``n < 2`` or either side is constant.
     """
     xs, ys = _paired_vectors(x, y)
-    if xs.size < 2:
-        return float("nan")
-    rx = _average_ranks(xs)
-    ry = _average_ranks(ys)
-    dx = rx - rx.mean()
-    dy = ry - ry.mean()
-    sxx = float(dx @ dx)
-    syy = float(dy @ dy)
-    if sxx == 0.0 or syy == 0.0:
-        return float("nan")
-    return float(dx @ dy) / math.sqrt(sxx * syy)
-
-
-def _tied_pairs(values: np.ndarray) -> int:
-    _, counts = np.unique(values, return_counts=True)
-    return int((counts * (counts - 1) // 2).sum())
+    return ranking.spearman(xs.tolist(), ys.tolist())
 
 
 def kendall_tau_b(x: ArrayLike, y: ArrayLike) -> float:
-    """Kendall's tau-b, ``(C - D) / sqrt((n0 - n1) * (n0 - n2))``.
+    """Kendall's tau-b, ``(C - D) / sqrt((n0 - n1) * (n0 - n2))``; :func:`twinbench.metrics.ranking.kendall_tau_b`
+    on arrays.
 
-    ``n0 = n(n-1)/2``; ``n1`` and ``n2`` count the pairs tied in ``x`` and in
-    ``y``. O(n^2) memory, meant for small n (a few hundred models at most).
+    ``n0 = n(n-1)/2``; ``n1`` and ``n2`` count the pairs tied in ``x`` and in ``y``.
     Returns NaN when ``n < 2`` or either side is constant.
     """
     xs, ys = _paired_vectors(x, y)
-    n = xs.size
-    if n < 2:
-        return float("nan")
-    n0 = n * (n - 1) // 2
-    n1 = _tied_pairs(xs)
-    n2 = _tied_pairs(ys)
-    if n1 == n0 or n2 == n0:
-        return float("nan")
-    upper = np.triu_indices(n, k=1)
-    sx = np.sign(xs[:, None] - xs[None, :])[upper]
-    sy = np.sign(ys[:, None] - ys[None, :])[upper]
-    concordant_minus_discordant = int((sx * sy).sum())
-    return concordant_minus_discordant / math.sqrt((n0 - n1) * (n0 - n2))
-
+    return ranking.kendall_tau_b(xs.tolist(), ys.tolist())
