@@ -9,7 +9,6 @@ the stand-ins go in 0.3.
 from __future__ import annotations
 
 import importlib
-import importlib.abc
 import importlib.machinery
 import sys
 import types
@@ -67,8 +66,12 @@ class _StandIn(types.ModuleType):
                              f"(it moved to {', '.join(self.__targets)})")
 
 
-class _OldPaths(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Finds the old module names, and only those (asked after the real modules are not found)."""
+class _OldPaths:
+    """Finds the old module names, and only those (asked after the real modules are not found).
+
+    A meta path finder and its loader by protocol (``find_spec``, ``create_module``, ``exec_module``):
+    ``importlib.abc`` is not imported for it, as every command would pay for that at start-up.
+    """
 
     def find_spec(self, fullname, path, target=None):
         if fullname in MOVED:

@@ -17,7 +17,6 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 import attrs
-import yaml
 
 from twinbench.errors import TwinbenchError
 from twinbench.model import Call, Effect, FunctionEffect
@@ -96,6 +95,8 @@ def load_effect_table(path: Path) -> EffectClassifier:
     Keys of an entry other than ``label`` and ``reason`` (``analyzer_note``,
     ``analyzer_disagrees``) are kept on the function as ``FunctionEffect.notes``.
     """
+    import yaml  # here, not at the top: a command whose table is cached never loads the YAML reader
+
     try:
         # the C implementation of the safe loader when PyYAML has it (same rules, several times faster)
         data = yaml.load(path.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))

@@ -181,13 +181,15 @@ def _load_the_summary_modules(resampling: bool) -> None:
 
 def _compute(jobs: list[_Job], resampling: bool = True) -> list:
     """Read and decide every job: in forked worker processes when there are many runs and cores."""
-    import multiprocessing
-
     if not jobs:
         return []
 
     workers = _workers(len(jobs))
-    if workers < 2 or "fork" not in multiprocessing.get_all_start_methods():
+    if workers < 2:
+        return [_read_and_decide(job) for job in jobs]
+    import multiprocessing
+
+    if "fork" not in multiprocessing.get_all_start_methods():
         return [_read_and_decide(job) for job in jobs]
     import gc
 

@@ -83,10 +83,35 @@ class Manifest:
         out.update(with_cat("scored", scored))
         out["distinct_base_twins_scored"] = len({p.act_id for p in scored})
         out["distinct_base_anchor_turns_scored"] = len({(p.act_id, p.act_anchor_turn) for p in scored})
-        import networkx as nx
-
-        out["scenario_families"] = nx.number_connected_components(self.families)
+        out["scenario_families"] = family_count(list(self.items.values()), self.pairs)
         return out
+
+
+def family_count(items: Sequence[Item], pairs: Sequence[Pair]) -> int:
+    """The connected components of :func:`_family_graph`, counted without building it (no networkx)."""
+    parent: dict[str, str] = {}
+
+    def root(node: str) -> str:
+        while parent[node] != node:
+            parent[node] = parent[parent[node]]
+            node = parent[node]
+        return node
+
+    def join(a: str, b: str) -> None:
+        for node in (a, b):
+            parent.setdefault(node, node)
+        ra, rb = root(a), root(b)
+        if ra != rb:
+            parent[rb] = ra
+
+    first_of_key: dict[str, str] = {}
+    for item in items:
+        parent.setdefault(item.id, item.id)
+        if item.family is not None:
+            join(first_of_key.setdefault(item.family, item.id), item.id)
+    for pair in pairs:
+        join(pair.ask_id, pair.act_id)
+    return sum(1 for node in parent if root(node) == node)
 
 
 def _family_graph(items: Sequence[Item], pairs: Sequence[Pair]) -> nx.Graph:

@@ -9,7 +9,6 @@ from importlib import resources
 from pathlib import Path
 
 import attrs
-import yaml
 
 from twinbench.contract.adapter import Adapter
 from twinbench.contract.curation import CompoundTurn, Curation
@@ -99,6 +98,12 @@ class BFCLAdapter(Adapter):
     def data(self) -> dataset.BFCLData:
         return dataset.load(self.release, self._input_key)
 
+    @functools.cached_property
+    def _facts(self) -> dataset.DataFacts:
+        """The release's classes, functions, fingerprint and problems: what every command reads (the raw
+        items of :attr:`data` are read only to build the items, or to replay)."""
+        return dataset.facts(self.release, self._input_key, lambda: self.data)
+
     def describe(self) -> dict[str, str]:
         rel = self.release
         out = {
@@ -106,7 +111,7 @@ class BFCLAdapter(Adapter):
             "dataset": rel.prefix,
             "source": rel.source,
             "location": str(rel.root),
-            "fingerprint": self.data.fingerprint,
+            "fingerprint": self._facts.fingerprint,
         }
         if self.constructed is not None:
             out["constructed"] = str(self.constructed)
@@ -115,7 +120,7 @@ class BFCLAdapter(Adapter):
         return out
 
     def data_warnings(self) -> Sequence[str]:
-        return self.data.problems
+        return self._facts.problems
 
     def input_files(self) -> Sequence[tuple[str, Path]]:
         """The release's question and answer files, the data every item is read from."""
@@ -129,7 +134,7 @@ class BFCLAdapter(Adapter):
         from twinbench import cache
 
         def build() -> tuple[Item, ...]:
-            return tuple(dataset.to_item(raw, self.data.tools_by_class) for raw in self.data.raw)
+            return tuple(dataset.to_item(raw, self._facts.tools_by_class) for raw in self.data.raw)
 
         shipped = cache.cached("bfcl-items", self._input_key, build)
         if self.constructed is None:
@@ -148,7 +153,7 @@ class BFCLAdapter(Adapter):
     def _constructed_items(self) -> tuple[Item, ...]:
         from .perturb import origin
 
-        return tuple(attrs.evolve(dataset.to_item(raw, self.data.tools_by_class),
+        return tuple(attrs.evolve(dataset.to_item(raw, self._facts.tools_by_class),
                                   family=f"scenario {origin(raw.id)[0]}") for raw in self._constructed_raw)
 
     @functools.cached_property
@@ -201,7 +206,15 @@ class BFCLAdapter(Adapter):
     # -- effects -----------------------------------------------------------------------------
     @functools.cached_property
     def _effect_table(self) -> EffectClassifier:
-        return load_effect_table(_data_file("effects.yaml"))
+        """``effects.yaml``, parsed once per content (kept in the cache: no YAML parsing on a command's path)."""
+        from twinbench import cache
+
+        path = _data_file("effects.yaml")
+        try:
+            key = cache.key_of([path.read_bytes()])
+        except OSError:
+            return load_effect_table(path)  # it says what is wrong with the file
+        return cache.cached("bfcl-effect-table", key, lambda: load_effect_table(path))
 
     @functools.cached_property
     def _effects(self) -> EffectClassifier:
@@ -213,7 +226,7 @@ class BFCLAdapter(Adapter):
         table = self._effect_table
         verdicts = self.source_verdicts()
         functions = []
-        for cls, names in self.data.tools_by_class.items():
+        for cls, names in self._facts.tools_by_class.items():
             for name in names:
                 entry = table.function(name)
                 if entry is not None:
@@ -247,8 +260,8 @@ class BFCLAdapter(Adapter):
 
     def _analyse_sources(self) -> dict[str, SourceVerdict]:
         out: dict[str, SourceVerdict] = {}
-        for cls, names in self.data.tools_by_class.items():
-            path = self.data.source_files[cls]
+        for cls, names in self._facts.tools_by_class.items():
+            path = self._facts.source_files[cls]
             try:
                 out.update(analyze_source(path.read_text(encoding="utf-8"), cls, names))
             except (OSError, UnicodeDecodeError, SyntaxError, ValueError) as exc:
@@ -260,7 +273,7 @@ class BFCLAdapter(Adapter):
         return self._source_verdicts
 
     def function_owners(self) -> dict[str, str]:
-        return {name: cls for cls, names in self.data.tools_by_class.items() for name in names}
+        return {name: cls for cls, names in self._facts.tools_by_class.items() for name in names}
 
     # -- runs --------------------------------------------------------------------------------
     def for_run(self, run: RunRef) -> BFCLAdapter:
@@ -275,12 +288,18 @@ class BFCLAdapter(Adapter):
         return self._siblings[release]
 
     @functools.cached_property
+    def _dialogue(self) -> dict[str, tuple[tuple[str, ...], ...]]:
+        from twinbench import cache
+
+        return cache.cached("bfcl-dialogue", self._input_key, lambda: runs.dialogue_of(self.items()))
+
+    @functools.cached_property
     def _items_by_id(self) -> dict[str, Item]:
         return {item.id: item for item in self.items()}
 
     @functools.cached_property
     def _runs(self) -> runs.BFCLRuns:
-        return runs.BFCLRuns(_ItemsOnUse(self), self.release.prefix, dataset.category_of,
+        return runs.BFCLRuns(_DialogueOnUse(self), self.release.prefix, dataset.category_of,
                              lambda run: set(self.for_run(run).function_owners()))
 
     def runs(self) -> runs.BFCLRuns:
@@ -310,12 +329,14 @@ class BFCLAdapter(Adapter):
 
     @functools.cached_property
     def _curation(self) -> Curation:
+        import yaml
+
         path = _data_file("curation.yaml")
         try:
             spec = yaml.safe_load(path.read_text(encoding="utf-8"))
         except (OSError, yaml.YAMLError) as exc:
             raise AdapterError(f"cannot read {path}: {exc}") from exc
-        fingerprint = self.data.fingerprint
+        fingerprint = self._facts.fingerprint
         made_for = spec.get("made_for_release")
         if spec.get("fingerprint") == fingerprint:
             applies = True
@@ -369,18 +390,19 @@ class BFCLAdapter(Adapter):
         return read_reviewed(self.constructed, {i.id: i for i in self._constructed_items})
 
 
-class _ItemsOnUse(Mapping):
-    """The adapter's items by id, loaded when a run is first read: a rerun whose runs' decisions
-    are all kept (see ``RunReader.sources``) loads none."""
+class _DialogueOnUse(Mapping):
+    """The user texts of every item's turns (what a logged dialogue is checked against), loaded when a
+    run is first read: a rerun whose runs' decisions are all kept (see ``RunReader.sources``) loads
+    none, and a forked worker loads this small table, not the items."""
 
     def __init__(self, adapter: BFCLAdapter) -> None:
         self._adapter = adapter
 
-    def __getitem__(self, item_id: str) -> Item:
-        return self._adapter._items_by_id[item_id]
+    def __getitem__(self, item_id: str) -> tuple[tuple[str, ...], ...]:
+        return self._adapter._dialogue[item_id]
 
     def __iter__(self):
-        return iter(self._adapter._items_by_id)
+        return iter(self._adapter._dialogue)
 
     def __len__(self) -> int:
-        return len(self._adapter._items_by_id)
+        return len(self._adapter._dialogue)

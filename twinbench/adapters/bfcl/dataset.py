@@ -6,7 +6,7 @@ import ast
 import hashlib
 import json
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 import attrs
@@ -50,6 +50,29 @@ class BFCLData:
     @property
     def classes(self) -> tuple[str, ...]:
         return tuple(self.tools_by_class)
+
+
+@attrs.frozen
+class DataFacts:
+    """What the rule, the outputs' headers and the warnings read of one release: :class:`BFCLData`
+    without its raw items (a command loads this small record; the items come from their own)."""
+
+    tools_by_class: dict[str, tuple[str, ...]]
+    source_files: dict[str, Path]
+    fingerprint: str
+    problems: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, data: BFCLData) -> DataFacts:
+        return cls(data.tools_by_class, data.source_files, data.fingerprint, data.problems)
+
+
+def facts(release: ReleaseData, key: str | None = None, data: Callable[[], BFCLData] | None = None) -> DataFacts:
+    """The release's :class:`DataFacts`, derived once per content (from ``data()``, else :func:`load`)."""
+    from twinbench import cache
+
+    key = key or input_key(release)
+    return cache.cached("bfcl-facts", key, lambda: DataFacts.of(data() if data else load(release, key)))
 
 
 def _read_jsonl(path: Path) -> Iterator[tuple[int, dict]]:

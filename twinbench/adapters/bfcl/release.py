@@ -13,12 +13,9 @@ sees a half-unpacked release.
 from __future__ import annotations
 
 import hashlib
-import importlib.metadata
 import importlib.util
 import re
-import subprocess
 import sys
-import tempfile
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
@@ -85,18 +82,23 @@ def _package_in(folder: Path) -> Path | None:
 
 
 def installed_package(release: str) -> Path | None:
-    """An installed bfcl_eval of exactly this release, found without importing it."""
-    try:
-        version = importlib.metadata.version("bfcl-eval")
-    except importlib.metadata.PackageNotFoundError:
-        return None
-    if version != release:
-        return None
+    """An installed bfcl_eval of exactly this release, found without importing it.
+
+    The package is looked for first: the distributions' metadata (and its import) only when one is there.
+    """
     try:
         spec = importlib.util.find_spec("bfcl_eval")  # locates; does not execute the package
     except (ImportError, ValueError):
         return None
     if spec is None or not spec.submodule_search_locations:
+        return None
+    from importlib import metadata
+
+    try:
+        version = metadata.version("bfcl-eval")
+    except metadata.PackageNotFoundError:
+        return None
+    if version != release:
         return None
     folder = Path(next(iter(spec.submodule_search_locations)))
     return folder if _dataset_prefix(folder) else None
@@ -107,6 +109,8 @@ Fetcher = Callable[[str, Path], Path]
 
 def pip_fetch(release: str, into: Path) -> Path:
     """Download the bfcl-eval wheel of one release with pip, without its dependencies."""
+    import subprocess
+
     cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary", ":all:",
            "--disable-pip-version-check", "--quiet", f"bfcl-eval=={release}", "-d", str(into)]
     proc = subprocess.run(cmd, capture_output=True, text=True)
@@ -168,6 +172,8 @@ def _cached(release: str, fetcher: Fetcher, log: Callable[[str], None]) -> Relea
             log(f"twinbench: warning: the cached bfcl-eval {release} in {target} {found}; it is fetched again")
         log(f"twinbench: fetching bfcl-eval=={release} (the wheel, about 2 MB, no dependencies) into {target.parent}")
         made = not target.parent.exists()
+        import tempfile
+
         try:
             with tempfile.TemporaryDirectory(prefix="twinbench-fetch-") as tmp:
                 files = release_cache.wheel_files(fetcher(release, Path(tmp)))

@@ -14,21 +14,21 @@ from __future__ import annotations
 
 import base64
 import binascii
-import csv
 import hashlib
-import io
 import json
 import os
 import re
 import secrets
 import shutil
-import tempfile
-import zipfile
 from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
 
 from twinbench import cache_guard as guard
 from twinbench.errors import AdapterError
+
+if TYPE_CHECKING:
+    import zipfile
 
 MANIFEST = ".twinbench-manifest"
 _LABEL = "bfcl-eval release manifest"
@@ -52,6 +52,9 @@ def wanted(rel: str) -> bool:
 
 def _record(archive: zipfile.ZipFile, wheel: Path) -> dict[str, str]:
     """``{path in the wheel: sha256 hex}`` from the wheel's ``*.dist-info/RECORD``."""
+    import csv
+    import io
+
     names = [n for n in archive.namelist() if re.fullmatch(r"[^/]+\.dist-info/RECORD", n)]
     if len(names) != 1:
         raise AdapterError(f"could not unpack {wheel.name}: it holds no RECORD (the list of its files' hashes)")
@@ -68,6 +71,8 @@ def _record(archive: zipfile.ZipFile, wheel: Path) -> dict[str, str]:
 
 def wheel_files(wheel: Path) -> dict[str, bytes]:
     """The files twinbench reads, ``{path below bfcl_eval/: bytes}``, each matching the wheel's RECORD."""
+    import zipfile  # only when a wheel is unpacked: a command on a cached release does not pay for it
+
     try:
         with zipfile.ZipFile(wheel) as archive:
             record = _record(archive, wheel)
@@ -200,6 +205,8 @@ def install(root: Path, release: str, files: Mapping[str, bytes]) -> Path:
     if os.path.isdir(target) and not os.path.islink(target) and mismatch(root, target, hashes) is None:
         guard.write_atomic(target / MANIFEST, [manifest])
         return target
+    import tempfile
+
     staging = Path(tempfile.mkdtemp(prefix=".unpack-", dir=parent))
     try:
         tree = staging / "bfcl_eval"

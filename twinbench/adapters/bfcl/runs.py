@@ -33,19 +33,30 @@ PROSE_STEP = "I need one more detail before I can do that: could you tell me wha
 #: what this process has read, step by distinct stored step (every run a worker reads shares it)
 STEPS = StepMemo()
 
-def _compare_logged(items: Mapping[str, Item], entry: ResultEntry) -> bool | None:
+#: per item id, the user texts of each turn (``Turn.user_text``): what a logged dialogue is checked against
+Dialogue = Mapping[str, Sequence[Sequence[str]]]
+
+
+def dialogue_of(items: Iterable[Item]) -> dict[str, tuple[tuple[str, ...], ...]]:
+    """The :data:`Dialogue` of some items."""
+    return {item.id: tuple(tuple(turn.user_text) for turn in item.turns) for item in items}
+
+
+def _compare_logged(dialogue: Dialogue, entry: ResultEntry) -> bool | None:
     """Did the model see other user text than this release's item? None when nothing was logged."""
     logged = entry.logged_user_turns
-    item = items.get(entry.id)
-    if logged is None or item is None:
+    turns = dialogue.get(entry.id)
+    if logged is None or turns is None:
         return None
-    for turn, seen in zip(item.turns, logged):
-        if turn.user_text and tuple(seen) != tuple(turn.user_text):
+    for user_text, seen in zip(turns, logged):
+        if user_text and tuple(seen) != tuple(user_text):
             return True
     return False
 
 
-def read(run: RunRef, item_ids: Iterable[str], items: Mapping[str, Item], dataset_prefix: str) -> RunLoad:
+def read(run: RunRef, item_ids: Iterable[str], dialogue: Dialogue, dataset_prefix: str) -> RunLoad:
+    """One run's rollouts of ``item_ids`` (a mapping to the turns to read, or every turn), its logged
+    dialogue checked against ``dialogue``, and the official verdicts of its score files."""
     found: RunFiles = run.payload
     turns_of = item_ids if isinstance(item_ids, Mapping) else None  # the turns scoring reads, per item
     wanted = set(item_ids)
@@ -86,7 +97,7 @@ def read(run: RunRef, item_ids: Iterable[str], items: Mapping[str, Item], datase
             read = turns_of.get(entry.id) if turns_of is not None else None  # None: every turn
             turns, unread = read_turns(entry.turns, read, tally, entry.id, stored=entry.stored_steps, memo=STEPS)
             rollouts[entry.id] = Rollout(entry.id, turns, texts=texts_of(entry.turns, turns), unread=unread)
-            differs = _compare_logged(items, entry)
+            differs = _compare_logged(dialogue, entry)
             if differs is not None:
                 logged += 1
                 if differs:
@@ -213,9 +224,13 @@ def write(directory: Path, model: str, rollouts: Mapping[str, Sequence[Sequence[
 
 @attrs.frozen(eq=False)
 class BFCLRuns(RunReader):
-    """BFCL result trees (v3 and v4 layouts) with their score files, read against one release's items."""
+    """BFCL result trees (v3 and v4 layouts) with their score files, read against one release's items.
 
-    items: Mapping[str, Item]
+    ``dialogue``: per item, the user texts of each turn (see :func:`dialogue_of`), what the
+    dialogue a run logged is checked against.
+    """
+
+    dialogue: Dialogue
     dataset_prefix: str
     category_of: object  # item id -> category, for writing
     #: the suite's function names for a run (of the release that made it): what ``check_reading`` checks against
@@ -225,7 +240,7 @@ class BFCLRuns(RunReader):
         return search(paths, models, official)
 
     def read(self, run: RunRef, item_ids: Iterable[str]) -> RunLoad:
-        return read(run, item_ids, self.items, self.dataset_prefix)
+        return read(run, item_ids, self.dialogue, self.dataset_prefix)
 
     def write(self, directory: Path, model: str, rollouts: Mapping[str, Sequence[Sequence[Sequence[Call]]]]) -> RunRef:
         return write(directory, model, rollouts, self.category_of, self.dataset_prefix)

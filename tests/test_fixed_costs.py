@@ -1,0 +1,80 @@
+"""What a command pays before its work, checked as behaviour: the modules it loads, the records it unpickles."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import networkx as nx
+from builders import tiny_package
+from conftest import REPO
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from twinbench import cache
+from twinbench.adapters.bfcl import BFCLAdapter, dataset, runs
+from twinbench.adapters.bfcl.adapter import _data_file
+from twinbench.contract.effects import load_effect_table
+from twinbench.model import Item, Side
+from twinbench.model.manifest import _family_graph, family_count
+
+#: what a command must not load on its way: each costs tens of milliseconds and none is needed
+NOT_LOADED = ("numpy", "networkx", "yaml", "importlib.metadata", "importlib.abc", "multiprocessing")
+
+
+def _loaded(argv: list[str], env: dict[str, str]) -> tuple[list[str], str]:
+    code = ("import sys, contextlib, io, json\nfrom twinbench.cli import main\nout = io.StringIO()\n"
+            "with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):\n"
+            "    code = main(%r)\n"
+            "print(json.dumps([code, sorted(m for m in %r if m in sys.modules), out.getvalue()]))" % (argv, NOT_LOADED))
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, env=env, check=True)
+    code, loaded, out = json.loads(done.stdout.strip().splitlines()[-1])
+    assert code == 0
+    return loaded, out
+
+
+def test_a_score_without_resampling_and_pairs_load_no_heavy_module_once_the_cache_is_warm(tmp_path):
+    release = tiny_package(tmp_path / "rel")
+    env = {"TWINBENCH_CACHE": str(tmp_path / "cache"), "PATH": "/usr/bin:/bin"}
+    results = tmp_path / "runs"
+    assert _loaded(["score", "--bfcl-root", str(release), "--bootstrap", "0"], env)[0]  # a cold cache parses
+    policies = _loaded(["score", "--bfcl-root", str(release), "--bootstrap", "0", "--format", "json"], env)
+    assert policies[0] == []
+    assert _loaded(["pairs", "--bfcl-root", str(release)], env)[0] == []
+    # a run of one model, read from its files: no worker started, no numpy, no YAML
+    from twinbench.adapters.bfcl.runs import write
+
+    adapter = BFCLAdapter(bfcl_root=release)
+    write(results, "m", {i.id: [[[]] for _ in i.turns] for i in adapter.items()}, dataset.category_of, "BFCL_v4")
+    loaded, out = _loaded(["score", "--bfcl-root", str(release), "--results", str(results), "--bootstrap", "0",
+                           "--fresh", "--format", "json"], env)
+    assert loaded == [] and json.loads(out)["models"][0]["model"] == "m"
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 12), st.one_of(st.none(), st.integers(0, 4))), max_size=14),
+       st.lists(st.tuples(st.integers(0, 15), st.integers(0, 15)), max_size=8))
+def test_scenario_families_are_counted_as_networkx_counts_the_components(items, twins):
+    from twinbench.model import Certification, CertificationStatus, Pair, PairStatus, Perturbation
+
+    made = {f"i{n}": Item(f"i{n}", "base", Side.ACT, (), family=None if key is None else f"k{key}")
+            for n, key in items}
+    pairs = [Pair(f"i{a}", f"i{b}", "c", 0, 0, Perturbation.VALUE_REMOVED, (), "mutate", (),
+                  Certification(CertificationStatus.CERTIFIED), PairStatus.SCORED, "scored") for a, b in twins]
+    assert family_count(list(made.values()), pairs) == nx.number_connected_components(
+        _family_graph(list(made.values()), pairs))
+
+
+def test_the_derived_records_a_command_loads_are_what_the_full_data_gives(tmp_path, monkeypatch):
+    monkeypatch.setenv("TWINBENCH_CACHE", str(tmp_path / "cache"))
+    monkeypatch.delenv("TWINBENCH_NO_CACHE", raising=False)
+    release = tiny_package(tmp_path / "rel")
+    cold, warm = BFCLAdapter(bfcl_root=release), BFCLAdapter(bfcl_root=release)
+    assert cold.describe() == warm.describe()
+    data = cold.data
+    assert warm._facts == dataset.DataFacts.of(data)
+    assert "data" not in vars(warm)  # the small record was enough: the raw items were never loaded
+    assert dict(warm.runs().dialogue) == runs.dialogue_of(cold.items())
+    assert warm._effect_table == load_effect_table(_data_file("effects.yaml"))
+    assert cache.recall("bfcl-effect-table", cache.key_of([_data_file("effects.yaml").read_bytes()])) is not None
