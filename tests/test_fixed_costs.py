@@ -78,3 +78,37 @@ def test_the_derived_records_a_command_loads_are_what_the_full_data_gives(tmp_pa
     assert dict(warm.runs().dialogue) == runs.dialogue_of(cold.items())
     assert warm._effect_table == load_effect_table(_data_file("effects.yaml"))
     assert cache.recall("bfcl-effect-table", cache.key_of([_data_file("effects.yaml").read_bytes()])) is not None
+
+
+def test_workers_are_started_only_for_enough_input_and_on_free_cores(monkeypatch, tmp_path):
+    from twinbench.evaluation import workers
+
+    monkeypatch.delenv(workers.WORKERS_ENV, raising=False)
+    monkeypatch.setattr(workers, "cores", lambda: 2)
+    big, small = workers.PARALLEL_BYTES, workers.PARALLEL_BYTES - 1
+    assert workers.workers_for(17, big, free=2) == 2
+    assert workers.workers_for(17, small, free=2) == 1  # too little to read: one process
+    assert workers.workers_for(17, big, free=1) == 1  # one core busy elsewhere: one process
+    assert workers.workers_for(1, big, free=2) == 1
+    assert workers.workers_for(3, None, free=2) == 1 and workers.workers_for(4, None, free=2) == 2  # sizes unknown
+    monkeypatch.setenv(workers.WORKERS_ENV, "2")
+    assert workers.workers_for(17, small, free=0) == 2  # the user decides
+    monkeypatch.setenv(workers.WORKERS_ENV, "many")
+    assert workers.workers_for(17, big, free=2) == 1
+    loadavg = tmp_path / "loadavg"
+    loadavg.write_text("3.97 2.10 1.50 3/212 4242\n")
+    assert workers.busy_elsewhere(loadavg) == 2  # three runnable, this process one of them
+    assert workers.busy_elsewhere(tmp_path / "absent") == 0
+    (tmp_path / "a").write_bytes(b"x" * 10)
+    assert workers.input_bytes([tmp_path / "a", tmp_path / "a"]) == 20
+    assert workers.input_bytes([tmp_path / "a", tmp_path / "b"]) is None
+
+
+def test_help_loads_no_reader_of_runs():
+    code = ("import sys, contextlib, io\nfrom twinbench.cli import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n    try:\n        main(['--help'])\n"
+            "    except SystemExit:\n        pass\n"
+            "print(sorted(m for m in sys.modules if m in ('msgspec', 'yaml', 'twinbench.reading',"
+            " 'twinbench.adapters.bfcl.runs', 'twinbench.adapters.bfcl.dataset')))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=True)
+    assert done.stdout.strip().splitlines()[-1] == "[]"

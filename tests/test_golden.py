@@ -33,8 +33,8 @@ def _scores(env: dict[str, str], *extra: str) -> dict:
 
 
 @pytest.mark.shared
-@pytest.mark.parametrize("env", [{}, {"TWINBENCH_WORKERS": "1"}, {"TWINBENCH_NO_CACHE": "1"}],
-                         ids=["workers", "one-process", "no-cache"])
+@pytest.mark.parametrize("env", [{}, {"TWINBENCH_WORKERS": "2"}, {"TWINBENCH_WORKERS": "1"}, {"TWINBENCH_NO_CACHE": "1"}],
+                         ids=["as-decided", "two-workers", "one-process", "no-cache"])
 def test_published_runs_score_as_recorded(env, bfcl_adapter, bfcl_v3_adapter):
     assert _scores(env, "--fresh") == json.loads(GOLDEN.read_text())
 

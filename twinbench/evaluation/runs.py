@@ -85,23 +85,10 @@ def _read_and_decide(job: _Job) -> tuple[tuple[PairDecision, ...], RunLoad] | st
 BUILTIN = "builtin"
 
 _JOBS: list[_Job] = []  # what forked workers read (they inherit it; nothing is pickled on the way in)
-WORKERS_ENV = "TWINBENCH_WORKERS"
-PARALLEL_FROM = 4  # runs: below this, starting workers costs more than it saves
 
 
 def _job_at(index: int):
     return _read_and_decide(_JOBS[index])
-
-
-def _workers(jobs: int) -> int:
-    import os
-
-    wanted = os.environ.get(WORKERS_ENV)
-    if wanted is not None:
-        return max(1, min(jobs, int(wanted))) if wanted.isdigit() else 1
-    if jobs < PARALLEL_FROM:
-        return 1
-    return max(1, min(jobs, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1))
 
 
 DECISIONS = "decisions"  # the cache kind of each run's kept decisions
@@ -184,7 +171,10 @@ def _compute(jobs: list[_Job], resampling: bool = True) -> list:
     if not jobs:
         return []
 
-    workers = _workers(len(jobs))
+    from twinbench.evaluation.workers import input_bytes, workers_for
+
+    sources = [job.scorer.reader().sources(job.run) for job in jobs]
+    workers = workers_for(len(jobs), input_bytes(p for files in sources for p in files) if all(sources) else None)
     if workers < 2:
         return [_read_and_decide(job) for job in jobs]
     import multiprocessing

@@ -7,10 +7,16 @@ import functools
 from collections.abc import Mapping, Sequence
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import attrs
 
 from twinbench.contract.adapter import Adapter
+from twinbench.contract.constructed import (
+    cache_key_of,
+    constructed_arguments,
+    constructed_from_args,
+)
 from twinbench.contract.curation import CompoundTurn, Curation
 from twinbench.contract.effects import (
     EffectClassifier,
@@ -19,12 +25,13 @@ from twinbench.contract.effects import (
     load_effect_table,
 )
 from twinbench.contract.rules import EffectTableRule
-from twinbench.contract.constructed import cache_key_of, constructed_arguments, constructed_from_args
 from twinbench.errors import AdapterError
 from twinbench.model import Effect, FunctionEffect, Item, RunRef, Side
 
-from . import dataset, runs
-from .release import DEFAULT_RELEASE, LAST_V3_RELEASE, ReleaseData, locate
+if TYPE_CHECKING:
+    from . import dataset, runs
+
+from .release import CATEGORIES, DEFAULT_RELEASE, LAST_V3_RELEASE, ReleaseData, locate
 
 ID_PREFIX = "multi_turn_"
 
@@ -92,16 +99,22 @@ class BFCLAdapter(Adapter):
 
     @functools.cached_property
     def _input_key(self) -> str:
+        from . import dataset
+
         return dataset.input_key(self.release)
 
     @functools.cached_property
     def data(self) -> dataset.BFCLData:
+        from . import dataset
+
         return dataset.load(self.release, self._input_key)
 
     @functools.cached_property
     def _facts(self) -> dataset.DataFacts:
         """The release's classes, functions, fingerprint and problems: what every command reads (the raw
         items of :attr:`data` are read only to build the items, or to replay)."""
+        from . import dataset
+
         return dataset.facts(self.release, self._input_key, lambda: self.data)
 
     def describe(self) -> dict[str, str]:
@@ -126,7 +139,7 @@ class BFCLAdapter(Adapter):
         """The release's question and answer files, the data every item is read from."""
         rel = self.release
         source = "--bfcl-root" if self.bfcl_root is not None else f"the bfcl-eval {rel.release} release"
-        return tuple((source, path) for category in dataset.CATEGORIES
+        return tuple((source, path) for category in CATEGORIES
                      for path in (rel.question_file(category), rel.answer_file(category)))
 
     @functools.cached_property
@@ -134,6 +147,8 @@ class BFCLAdapter(Adapter):
         from twinbench import cache
 
         def build() -> tuple[Item, ...]:
+            from . import dataset
+
             return tuple(dataset.to_item(raw, self._facts.tools_by_class) for raw in self.data.raw)
 
         shipped = cache.cached("bfcl-items", self._input_key, build)
@@ -151,6 +166,7 @@ class BFCLAdapter(Adapter):
 
     @functools.cached_property
     def _constructed_items(self) -> tuple[Item, ...]:
+        from . import dataset
         from .perturb import origin
 
         return tuple(attrs.evolve(dataset.to_item(raw, self._facts.tools_by_class),
@@ -160,6 +176,7 @@ class BFCLAdapter(Adapter):
     def _constructed_key(self) -> str:
         from twinbench import cache
 
+        from . import dataset
         from .perturb import REVIEWED_FILE, VALUE_CATEGORY, data_files
 
         files = [*data_files(self.constructed, self.release.prefix),
@@ -173,6 +190,8 @@ class BFCLAdapter(Adapter):
 
         folder = self.release.root / "eval_checker" / "multi_turn_eval" / "func_source_code"
         modules = sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix == ".py")
+        from . import dataset
+
         return cache.key_of([self._input_key, *dataset.file_parts(modules, self.release.digests)])
 
     @functools.cached_property
@@ -195,6 +214,7 @@ class BFCLAdapter(Adapter):
 
     def twin_hints(self, items: Sequence[Item]) -> Mapping[str, Sequence[str]]:
         """The base item of the same scenario index (verified by content in discovery)."""
+        from . import dataset
         from .perturb import is_constructed, origin
 
         return {
@@ -291,7 +311,9 @@ class BFCLAdapter(Adapter):
     def _dialogue(self) -> dict[str, tuple[tuple[str, ...], ...]]:
         from twinbench import cache
 
-        return cache.cached("bfcl-dialogue", self._input_key, lambda: runs.dialogue_of(self.items()))
+        from .runs import dialogue_of
+
+        return cache.cached("bfcl-dialogue", self._input_key, lambda: dialogue_of(self.items()))
 
     @functools.cached_property
     def _items_by_id(self) -> dict[str, Item]:
@@ -299,7 +321,10 @@ class BFCLAdapter(Adapter):
 
     @functools.cached_property
     def _runs(self) -> runs.BFCLRuns:
-        return runs.BFCLRuns(_DialogueOnUse(self), self.release.prefix, dataset.category_of,
+        from .dataset import category_of
+        from .runs import BFCLRuns
+
+        return BFCLRuns(_DialogueOnUse(self), self.release.prefix, category_of,
                              lambda run: set(self.for_run(run).function_owners()))
 
     def runs(self) -> runs.BFCLRuns:
