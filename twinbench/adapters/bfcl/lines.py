@@ -54,7 +54,7 @@ class _TurnLog(msgspec.Struct):
 
 class _ResultLine(msgspec.Struct):
     """A result line as the fast path decodes it: ``result`` still encoded (only the turns read are
-    decoded, see :func:`result_turns`), the user messages of ``inference_log``, nothing else."""
+    decoded), the messages of ``inference_log`` (their contents still encoded), nothing else."""
 
     id: Any = None
     result: msgspec.Raw = None
@@ -132,33 +132,6 @@ def _result_fields(line: bytes, keep_ids: Container[str] | None = None, *, _deco
 
 _ANY = msgspec.json.Decoder()
 _TURNS = msgspec.json.Decoder(list[list[msgspec.Raw]])
-#: the first byte of a step value that is text, a list, an object or null (what a step may be)
-_STEP_STARTS = frozenset(b'"[{n')
-
-
-def result_turns(encoded: msgspec.Raw, read: Container[int] | None) -> tuple[Any, list | None]:
-    """``(value, steps)`` of an encoded ``result``: when it is a list of turns of steps, ``value`` holds
-    each turn in ``read`` (every turn when ``None``) decoded and ``None`` for the others, and ``steps``
-    the encoded bytes of each step of the turns decoded; else the decoded value and ``None``.
-
-    A turn not read is not decoded, but its steps' kinds are checked from their first byte: a step that
-    is not text, a list, an object or null is decoded, so the caller's check names its type as before.
-    """
-    try:
-        turns = _TURNS.decode(encoded)
-    except msgspec.ValidationError:  # not a list of lists: the caller's checks say what it is
-        return _ANY.decode(encoded), None
-    value: list = []
-    steps: list = []
-    for index, turn in enumerate(turns):
-        if read is None or index in read:
-            value.append([_ANY.decode(step) for step in turn])
-            steps.append(tuple(bytes(step) for step in turn))
-            continue
-        odd = [step for step in turn if memoryview(step)[0] not in _STEP_STARTS]
-        value.append([_ANY.decode(odd[0])] if odd else None)
-        steps.append(None)
-    return value, steps
 
 
 def _score_fields(line: bytes, decoder=msgspec.json.Decoder(_ScoreLine)) -> dict[str, Any]:

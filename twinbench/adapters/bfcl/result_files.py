@@ -16,6 +16,7 @@ import msgspec
 
 from twinbench.adapters.bfcl.lines import (
     _ANY,
+    _TURNS,
     _EXAMPLES,
     _check_file,
     _common_warnings,
@@ -25,7 +26,6 @@ from twinbench.adapters.bfcl.lines import (
     _LineStats,
     _result_fields,
     _ResultLine,
-    result_turns,
 )
 from twinbench.adapters.bfcl.tree import _parse_name
 
@@ -56,15 +56,6 @@ class ResultEntry:
     #: the whole ``result`` as stored (its JSON bytes) when the fast path read it, every turn included:
     #: what a score file's stored result is compared with (see :func:`stored_result`)
     stored_whole: bytes | None = attrs.field(default=None, eq=False, repr=False)
-
-
-class _Decoded:
-    """The fast path's ``inference_log``: its turn logs as :mod:`msgspec` decoded them."""
-
-    __slots__ = ("turns",)
-
-    def __init__(self, turns: list) -> None:
-        self.turns = turns
 
 
 @attrs.frozen
@@ -192,22 +183,18 @@ def _logged_user_turns_decoded(log: list) -> tuple[tuple[tuple[str, ...], ...], 
 _STEP_TYPES = (str, list, dict, type(None))  # None: an empty reply
 
 
-def _turns_of(result: Any, stored: list | None = None) -> tuple[tuple[tuple[Any, ...] | None, ...] | None, str | None, bool]:
+def _turns_of(result: Any) -> tuple[tuple[tuple[Any, ...], ...] | None, str | None, bool]:
     """``(turns, error, is_format_problem)`` for a line's ``result`` value.
 
     A usable result is a non-empty list of turns, each a list of steps, each step a
     string, a list, an object or null (an empty reply). Anything else is a format problem ("unreadable rollout"),
-    never a rollout that made no call. ``stored`` (from :func:`result_turns`) marks the turns left
-    encoded: ``None`` there, and in ``turns``.
+    never a rollout that made no call.
     """
     if isinstance(result, list):
         if not result:
             return None, "result is an empty list (no turn at all)", True
-        turns: list[tuple[Any, ...] | None] = []
+        turns: list[tuple[Any, ...]] = []
         for index, turn in enumerate(result):
-            if turn is None and stored is not None and stored[index] is None:  # a turn not read
-                turns.append(None)
-                continue
             if not isinstance(turn, list):
                 return None, f"result turn {index} is a {type(turn).__name__}, not a list of steps", True
             odd = [step for step in turn if not isinstance(step, _STEP_TYPES)]
@@ -220,6 +207,38 @@ def _turns_of(result: Any, stored: list | None = None) -> tuple[tuple[tuple[Any,
     if result is None:
         return None, "no result", True
     return None, f"result is a {type(result).__name__}, not a list of turns", True
+
+
+#: the first byte of a step value that is text, a list, an object or null (what a step may be)
+_STEP_STARTS = frozenset(b'"[{n')
+
+
+def _stored_turns(encoded: msgspec.Raw, read: Collection[int] | None) -> tuple[Any, str | None, bool, Any]:
+    """:func:`_turns_of` of an encoded ``result``, and the steps as stored: ``(turns, error,
+    is_format_problem, stored)``. Only the turns in ``read`` (every turn when ``None``) are decoded;
+    the others are ``None`` in ``turns`` and ``stored``, their steps' kinds checked from their first
+    byte (a step of another kind is decoded to be named, as :func:`_turns_of` names it)."""
+    try:
+        steps_of = _TURNS.decode(encoded)
+    except msgspec.ValidationError:  # not a list of lists: _turns_of says what it is
+        return (*_turns_of(_ANY.decode(encoded)), None)
+    if not steps_of:
+        return (*_turns_of([]), None)
+    turns: list[tuple[Any, ...] | None] = []
+    stored: list[tuple[bytes, ...] | None] = []
+    for index, steps in enumerate(steps_of):
+        if read is None or index in read:
+            kept = tuple([bytes(step) for step in steps])
+            odd = [step for step, raw in zip(steps, kept) if raw[0] not in _STEP_STARTS]
+        else:
+            kept = None
+            odd = [step for step in steps if memoryview(step)[0] not in _STEP_STARTS]
+        if odd:
+            return None, f"result turn {index} holds a {type(_ANY.decode(odd[0])).__name__} step, not text or a call", \
+                True, None
+        turns.append(None if kept is None else tuple([_ANY.decode(step) for step in steps]))
+        stored.append(kept)
+    return tuple(turns), None, False, tuple(stored)
 
 
 def _full_turns(result: Any) -> tuple[Any, str | None]:
@@ -259,17 +278,19 @@ def read_result_file(path: Path | str, keep_ids: Container[str] | None = None,
     def fast(line: bytes) -> Any:
         return fields(line, keep_ids)
 
+    prefix = f"multi_turn_{category}"
     for lineno, value, problem in _json_lines(path, stats, fast):
         if problem is not None:
             bad_lines.append((lineno, problem))
             continue
-        if isinstance(value, _ResultLine):  # the fast path: ``result`` still encoded, the log's user messages
-            value = {"id": value.id, "result": value.result} if value.inference_log is None else {
-                "id": value.id, "result": value.result, "inference_log": _Decoded(value.inference_log)}
-        if not isinstance(value, dict):
+        decoded = isinstance(value, _ResultLine)  # the fast path: ``result`` still encoded, the log's user messages
+        if decoded:
+            entry_id = value.id
+        elif not isinstance(value, dict):
             bad_lines.append((lineno, f"not a JSON object ({type(value).__name__})"))
             continue
-        entry_id = value.get("id")
+        else:
+            entry_id = value.get("id")
         if entry_id is None:
             bad_lines.append((lineno, "no id"))
             continue
@@ -277,30 +298,34 @@ def read_result_file(path: Path | str, keep_ids: Container[str] | None = None,
             bad_lines.append((lineno, f"id is not a non-empty string ({entry_id!r:.40})"))
             continue
         ids.add(entry_id)
-        if category is not None and entry_id.rsplit("_", 1)[0] != f"multi_turn_{category}":
+        if category is not None and entry_id.rsplit("_", 1)[0] != prefix:
             foreign_ids.append(entry_id)  # said even when no pair needs the line
         if keep_ids is not None and entry_id not in keep_ids:
             other_ids += 1
             continue
 
-        result = value.get("result")
-        stored = None
-        if isinstance(result, msgspec.Raw):
-            first = bytes(result)
-            result, stored = result_turns(result, None if turns is None else turns.get(entry_id, ()))
+        logged: tuple[tuple[str, ...], ...] | None = None
+        log_problem = stored = None
+        if decoded:
+            first = value.result
+            if first is None:
+                entry_turns, error, odd = _turns_of(None)
+            else:
+                first = bytes(first)
+                entry_turns, error, odd, stored = _stored_turns(value.result,
+                                                                None if turns is None else turns.get(entry_id, ()))
+            if value.inference_log is not None:
+                logged, log_problem = _logged_user_turns_decoded(value.inference_log)
         else:
-            first = result
-        entry_turns, error, odd = _turns_of(result, stored)
+            first = value.get("result")
+            entry_turns, error, odd = _turns_of(first)
+            if "inference_log" in value:
+                logged, log_problem = _logged_user_turns(value["inference_log"])
         if odd:
             format_problems.append(f"{entry_id} ({error})")
-        logged: tuple[tuple[str, ...], ...] | None = None
-        if "inference_log" in value:
-            log = value["inference_log"]
-            logged, log_problem = (_logged_user_turns_decoded(log.turns) if isinstance(log, _Decoded)
-                                   else _logged_user_turns(log))
-            if log_problem is not None:
-                log_problems.append(f"{entry_id} ({log_problem})")
-        del value, result  # drop the decoded line (the inference_log in particular) at once
+        if log_problem is not None:
+            log_problems.append(f"{entry_id} ({log_problem})")
+        del value  # drop the decoded line (the inference_log in particular) at once
 
         kept = entries.get(entry_id)
         if kept is not None:
@@ -312,7 +337,7 @@ def read_result_file(path: Path | str, keep_ids: Container[str] | None = None,
             )
             continue
         entries[entry_id] = ResultEntry(entry_id, entry_turns, error, logged, lineno, unreadable=odd,
-                                        stored_steps=None if stored is None or entry_turns is None else tuple(stored),
+                                        stored_steps=stored,
                                         stored_whole=first if stored is not None and entry_turns is not None else None)
         firsts[entry_id] = first
 
