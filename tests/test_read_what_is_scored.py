@@ -206,3 +206,16 @@ def test_a_run_read_with_the_memo_counts_each_unread_step_where_it_occurs(tmp_pa
     assert (memo.misses, memo.hits) == (2, 25)  # two distinct steps, 27 steps in all
     assert remembered.unread == fresh.unread and remembered.unread["tool_call_block_not_json"] == 18
     assert remembered.rollouts == fresh.rollouts
+
+
+@pytest.mark.shared
+def test_a_run_keeps_the_official_failures_of_the_items_it_read(bfcl_adapter):
+    """Each failed item that was read has its failure; the failed items no pair needs are not carried along."""
+    run = bfcl_adapter.reader().find([need_shared(BFCL_RUNS / "gpt-oss-2025-11")]).runs[0]
+    some = {f"multi_turn_{c}_{k}": frozenset({0}) for c in ("base", "miss_func", "miss_param") for k in range(0, 200, 7)}
+    load = bfcl_adapter.for_run(run).reader().read(run, some)
+    whole = bfcl_adapter.for_run(run).reader().read(run, list(some) + [f"multi_turn_base_{k}" for k in range(200)])
+    failed = {i for i, passed in load.official.items() if not passed and i in (whole.official_failures or {})}
+    assert failed and set(load.official_failures) == failed <= set(some)
+    assert set(whole.official_failures) > set(load.official_failures)
+    assert all(load.official_failures[i] == whole.official_failures[i] for i in failed)

@@ -122,8 +122,8 @@ def _official(run: RunRef, category: str, entries: Mapping[str, ResultEntry], li
               ids: Collection[str] | None = None) -> dict[str, bool] | None:
     """One category's official verdicts: pass when the item has a result and is not listed as failed.
 
-    ``failures``, when given, receives each failed item's :func:`official_failures` entry
-    (only for a score file whose verdicts are used).
+    ``failures``, when given, receives the :func:`official_failures` entry of each failed item
+    among ``entries`` (only for a score file whose verdicts are used).
 
     Only a score file that is whole and agrees with itself is used: a file with unusable
     lines, or whose summary disagrees with its failed lines or with the number of results,
@@ -159,8 +159,9 @@ def _official(run: RunRef, category: str, entries: Mapping[str, ResultEntry], li
         warnings.append(f"WARNING {run.model}: {path.name}: {problem}; no official verdicts for {category}")
         return None
     warnings.extend(f"{run.model}: {path.name}: {w}" for w in score.warnings)
-    if failures is not None:
-        failures.update(official_failures(score))
+    if failures is not None:  # the items read (what a decision can be about), not every failed one
+        failures.update((item_id, failure) for item_id, failure in official_failures(score).items()
+                        if item_id in entries)
     return {item_id: entry.turns is not None and item_id not in score.failed for item_id, entry in entries.items()}
 
 
