@@ -62,8 +62,8 @@ def _rename_scores(source: Path, target: Path, model: str, name: str) -> None:
                         out.write(line.replace(old, new))
 
 
-def build(out: Path, n_models: int, runs: Path = DEFAULT_RUNS) -> tuple[int, int]:
-    """Write an ``n_models`` corpus to ``out``; return (models, result bytes)."""
+def build(out: Path, n_models: int, runs: Path = DEFAULT_RUNS, scores: bool = True) -> tuple[int, int]:
+    """Write an ``n_models`` corpus to ``out`` (``scores``: with the score files); return (models, result bytes)."""
     sources = model_runs(runs)
     if not sources:
         raise SystemExit(f"no BFCL model runs under {runs}")
@@ -72,7 +72,7 @@ def build(out: Path, n_models: int, runs: Path = DEFAULT_RUNS) -> tuple[int, int
         model, result_dir, score_dir = sources[k % len(sources)]
         name = f"{model}--copy-{k // len(sources)}"
         result_bytes += _link_tree(result_dir, out / "result" / name)
-        if score_dir is not None:
+        if scores and score_dir is not None:
             _rename_scores(score_dir, out / "score" / name, model, name)
     return n_models, result_bytes
 
