@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 
 import networkx as nx
 from builders import tiny_package
@@ -13,9 +14,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from twinbench import cache
-from twinbench.adapters.bfcl import BFCLAdapter, dataset, runs
+from twinbench.adapters.bfcl import BFCLAdapter, dataset, run_reader
 from twinbench.adapters.bfcl.adapter import _data_file
 from twinbench.contract.effects import load_effect_table
+from twinbench.evaluation.runs import RECENT_SECONDS
 from twinbench.model import Item, Side
 from twinbench.model.manifest import _family_graph, family_count
 
@@ -23,11 +25,16 @@ from twinbench.model.manifest import _family_graph, family_count
 NOT_LOADED = ("numpy", "networkx", "yaml", "importlib.metadata", "importlib.abc", "multiprocessing")
 
 
-def _loaded(argv: list[str], env: dict[str, str]) -> tuple[list[str], str]:
+#: what a rerun whose decisions are all kept must not load: it reads no run
+NOT_LOADED_ON_RERUN = (*NOT_LOADED, "msgspec", "twinbench.reading.step", "twinbench.reading.python_calls", "twinbench.adapters.bfcl.run_reader",
+                       "twinbench.adapters.bfcl.result_files", "twinbench.adapters.bfcl.score_files")
+
+
+def _loaded(argv: list[str], env: dict[str, str], modules: tuple[str, ...] = NOT_LOADED) -> tuple[list[str], str]:
     code = ("import sys, contextlib, io, json\nfrom twinbench.cli import main\nout = io.StringIO()\n"
             "with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):\n"
             "    code = main(%r)\n"
-            "print(json.dumps([code, sorted(m for m in %r if m in sys.modules), out.getvalue()]))" % (argv, NOT_LOADED))
+            "print(json.dumps([code, sorted(m for m in %r if m in sys.modules), out.getvalue()]))" % (argv, modules))
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, env=env, check=True)
     code, loaded, out = json.loads(done.stdout.strip().splitlines()[-1])
     assert code == 0
@@ -47,9 +54,14 @@ def test_a_score_without_resampling_and_pairs_load_no_heavy_module_once_the_cach
 
     adapter = BFCLAdapter(bfcl_root=release)
     write(results, "m", {i.id: [[[]] for _ in i.turns] for i in adapter.items()}, dataset.category_of, "BFCL_v4")
+    time.sleep(RECENT_SECONDS + 0.1)  # files this new are always read: let them age, so their decisions are kept
     loaded, out = _loaded(["score", "--bfcl-root", str(release), "--results", str(results), "--bootstrap", "0",
                            "--fresh", "--format", "json"], env)
     assert loaded == [] and json.loads(out)["models"][0]["model"] == "m"
+    # the same run again: its decisions are kept, so nothing reads a run (and the output is the same)
+    again, out_again = _loaded(["score", "--bfcl-root", str(release), "--results", str(results), "--bootstrap", "0",
+                                "--format", "json"], env, NOT_LOADED_ON_RERUN)
+    assert again == [] and out_again == out
 
 
 @settings(max_examples=200, deadline=None)
@@ -75,7 +87,7 @@ def test_the_derived_records_a_command_loads_are_what_the_full_data_gives(tmp_pa
     data = cold.data
     assert warm._facts == dataset.DataFacts.of(data)
     assert "data" not in vars(warm)  # the small record was enough: the raw items were never loaded
-    assert dict(warm.runs().dialogue) == runs.dialogue_of(cold.items())
+    assert dict(warm.runs().dialogue) == run_reader.dialogue_of(cold.items())
     assert warm._effect_table == load_effect_table(_data_file("effects.yaml"))
     assert cache.recall("bfcl-effect-table", cache.key_of([_data_file("effects.yaml").read_bytes()])) is not None
 
@@ -112,3 +124,25 @@ def test_help_loads_no_reader_of_runs():
             " 'twinbench.adapters.bfcl.runs', 'twinbench.adapters.bfcl.dataset')))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=True)
     assert done.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_a_kept_manifest_takes_its_items_from_the_adapter_when_first_looked_up(tmp_path, monkeypatch):
+    import pickle
+
+    from twinbench.discovery import discover_for
+    from twinbench.discovery.discover import ItemsOnUse
+
+    monkeypatch.setenv("TWINBENCH_CACHE", str(tmp_path / "cache"))
+    monkeypatch.delenv("TWINBENCH_NO_CACHE", raising=False)
+    release = tiny_package(tmp_path / "rel")
+    made = discover_for(BFCLAdapter(bfcl_root=release))  # computed and kept
+    warm = BFCLAdapter(bfcl_root=release)
+    kept = discover_for(warm)
+    assert isinstance(kept.items, ItemsOnUse) and kept.items._items is None
+    assert "_items" not in vars(warm)  # nothing has looked an item up: the adapter's items are not loaded
+    assert kept == made and kept.pairs == made.pairs
+    assert dict(kept.items) == dict(made.items) and len(kept.items) == len(made.items) > 0
+    assert "_items" in vars(warm)
+    some = next(iter(made.items))
+    assert some in kept.items and kept.items[some] == made.items[some]
+    assert pickle.loads(pickle.dumps(kept.items)) == dict(made.items)  # a plain dict once pickled

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from conftest import BFCL_RUNS, need_shared
 
-from twinbench.adapters.bfcl import lines, result_files, runs
+from twinbench.adapters.bfcl import lines, result_files, run_reader
 from twinbench.adapters.bfcl.result_files import read_result_file
 from twinbench.reading import StepMemo, read_step
 
@@ -198,8 +198,8 @@ def test_a_run_read_with_the_memo_counts_each_unread_step_where_it_occurs(tmp_pa
     needed = {f"multi_turn_{c}_{k}": frozenset({0, 1}) for c in ("base", "miss_func", "miss_param") for k in range(3)}
 
     def read(memo):
-        monkeypatch.setattr(runs, "STEPS", memo)
-        return runs.read(run, needed, {}, "BFCL_v4")
+        monkeypatch.setattr(run_reader, "STEPS", memo)
+        return run_reader.read(run, needed, {}, "BFCL_v4")
 
     memo = StepMemo()
     remembered, fresh = read(memo), read(StepMemo(budget=0))  # a budget of nothing keeps nothing

@@ -64,7 +64,13 @@ def command_inputs(args: argparse.Namespace, adapter: Adapter | None = None) -> 
 
 def guard_outputs(args: argparse.Namespace, adapter: Adapter | None, *outputs: tuple[str, Path | None]) -> None:
     """Refuse, before any work, an output that is one of the command's inputs or another output's file;
-    every later write of the command checks against the same inputs (see :mod:`twinbench.render.output`)."""
+    every later write of the command checks against the same inputs (see :mod:`twinbench.render.output`).
+
+    A command whose named outputs are all unset writes only to standard output: its inputs are not
+    looked up (finding every run's files costs a rerun a sixth of its time). A command that names no
+    output option (``build``, which writes a folder) always protects its inputs."""
+    if outputs and all(path is None for _, path in outputs):
+        return
     output.guard(command_inputs(args, adapter), outputs)
 
 

@@ -65,8 +65,44 @@ def discover_for(adapter: Adapter, options: DiscoveryOptions = DiscoveryOptions(
         return run()
     from twinbench import cache
 
-    return cache.cached("manifest", cache.key_of([adapter.name, key, repr(attrs.asdict(options)),
-                                                  f"strict_world={adapter.strict_world}"]), run)
+    def stored() -> Manifest:  # the items are the adapter's (a record of their own): not kept twice
+        return attrs.evolve(run(), items={})
+
+    manifest = cache.cached("manifest", cache.key_of([adapter.name, key, repr(attrs.asdict(options)),
+                                                      f"strict_world={adapter.strict_world}"]), stored)
+    return attrs.evolve(manifest, items=ItemsOnUse(lambda: _with_inline_twins(adapter.items())))
+
+
+class ItemsOnUse(Mapping):
+    """:attr:`Manifest.items` of a kept manifest, taken from the adapter when first looked up: a rerun
+    whose runs' decisions are all kept never loads the items (nine tenths of a manifest's bytes).
+    Pickled as the plain dictionary."""
+
+    __slots__ = ("_load", "_items")
+
+    def __init__(self, load) -> None:
+        self._load = load
+        self._items: dict[str, Item] | None = None
+
+    def _loaded(self) -> dict[str, Item]:
+        if self._items is None:
+            self._items = self._load()
+        return self._items
+
+    def __getitem__(self, item_id: str) -> Item:
+        return self._loaded()[item_id]
+
+    def __iter__(self):
+        return iter(self._loaded())
+
+    def __len__(self) -> int:
+        return len(self._loaded())
+
+    def __contains__(self, item_id: object) -> bool:
+        return item_id in self._loaded()
+
+    def __reduce__(self):
+        return dict, (self._loaded(),)
 
 
 def locate_anchors(item: Item) -> list[int]:

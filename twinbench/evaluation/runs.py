@@ -8,7 +8,6 @@ release that produced it), decides every pair, and collects the official verdict
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
 
 import attrs
 
@@ -19,12 +18,6 @@ from twinbench.discovery import Manifest, discover_for
 from twinbench.errors import TwinbenchError
 from twinbench.model import Item, Pair, PairDecision, RunLoad, RunRef
 from twinbench.options import DiscoveryOptions
-
-if TYPE_CHECKING:
-
-    pass
-
-
 
 
 @attrs.frozen

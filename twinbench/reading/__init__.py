@@ -60,55 +60,29 @@ tried and the leaderboard handler each mirrors.
 
 from __future__ import annotations
 
-from twinbench.reading.found import (
-    EXCERPT_CHARS,
-    MAX_ARGUMENT_DEPTH,
-    MAX_PYTHON_CHARS,
-    MAX_TEXT_CHARS,
-    READ_AS_NO_CALL,
-    TEXT_KEPT_CHARS,
-    UNREAD_KINDS,
-    StepReading,
-    Unread,
-    UnreadTally,
-    call_from_mapping,
-)
-from twinbench.reading.json_calls import parse_json_calls, parse_native_records
-from twinbench.reading.memo import StepMemo
-from twinbench.reading.python_calls import parse_python_calls
-from twinbench.reading.step import (
-    DEFAULT_PARSERS,
-    Parser,
-    parse_step,
-    read_step,
-    read_turns,
-    step_text,
-    texts_of,
-)
-from twinbench.reading.tagged import parse_tool_call_blocks
+import importlib
 
-__all__ = [
-    "DEFAULT_PARSERS",
-    "EXCERPT_CHARS",
-    "MAX_ARGUMENT_DEPTH",
-    "MAX_PYTHON_CHARS",
-    "MAX_TEXT_CHARS",
-    "READ_AS_NO_CALL",
-    "TEXT_KEPT_CHARS",
-    "UNREAD_KINDS",
-    "Parser",
-    "StepMemo",
-    "StepReading",
-    "Unread",
-    "UnreadTally",
-    "call_from_mapping",
-    "parse_json_calls",
-    "parse_native_records",
-    "parse_python_calls",
-    "parse_step",
-    "parse_tool_call_blocks",
-    "read_step",
-    "read_turns",
-    "step_text",
-    "texts_of",
-]
+#: every name this package offers, and the module that defines it: each module loads when one of its
+#: names is first asked for (deciding from kept readings needs ``found`` alone, not the parsers)
+_WHERE = {
+    **dict.fromkeys(("EXCERPT_CHARS", "MAX_ARGUMENT_DEPTH", "MAX_PYTHON_CHARS", "MAX_TEXT_CHARS", "READ_AS_NO_CALL",
+                     "TEXT_KEPT_CHARS", "UNREAD_KINDS", "StepReading", "Unread", "UnreadTally", "call_from_mapping"),
+                    "found"),
+    "parse_json_calls": "json_calls", "parse_native_records": "json_calls",
+    "StepMemo": "memo",
+    "parse_python_calls": "python_calls",
+    **dict.fromkeys(("DEFAULT_PARSERS", "Parser", "parse_step", "read_step", "read_turns", "step_text", "texts_of"),
+                    "step"),
+    "parse_tool_call_blocks": "tagged",
+}
+__all__ = sorted(_WHERE)
+
+
+def __getattr__(name: str):
+    if name in _WHERE:
+        return getattr(importlib.import_module(f"twinbench.reading.{_WHERE[name]}"), name)
+    raise AttributeError(f"module 'twinbench.reading' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_WHERE})

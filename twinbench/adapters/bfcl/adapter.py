@@ -311,7 +311,7 @@ class BFCLAdapter(Adapter):
     def _dialogue(self) -> dict[str, tuple[tuple[str, ...], ...]]:
         from twinbench import cache
 
-        from .runs import dialogue_of
+        from .run_reader import dialogue_of
 
         return cache.cached("bfcl-dialogue", self._input_key, lambda: dialogue_of(self.items()))
 

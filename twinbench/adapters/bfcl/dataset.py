@@ -13,7 +13,6 @@ import attrs
 
 from twinbench.errors import AdapterError
 from twinbench.model import Call, Item, Side, StartingWorld, Turn
-from twinbench.reading import parse_python_calls
 
 from .release import CATEGORIES, ReleaseData
 
@@ -273,6 +272,8 @@ def _load(release: ReleaseData) -> BFCLData:
 
 
 def _parse_reference(item_id: str, text: str) -> Call:
+    from twinbench.reading.python_calls import parse_python_calls  # only when items are built
+
     calls = parse_python_calls(text)
     if len(calls) != 1:
         raise AdapterError(f"{item_id}: reference call {text!r} does not parse as one call")

@@ -14,13 +14,9 @@ from typing import Any
 import attrs
 import msgspec
 
-from twinbench.errors import TwinbenchError
+from twinbench.adapters.bfcl.tree import ResultsError
 
 _EXAMPLES = 5  # how many example ids a summary warning names
-
-
-class ResultsError(TwinbenchError):
-    """A fatal problem with the user's result files. One clear message, no traceback."""
 
 
 def _count(n: int, singular: str, plural: str | None = None) -> str:

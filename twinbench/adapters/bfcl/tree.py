@@ -19,9 +19,14 @@ from pathlib import Path
 
 import attrs
 
-from twinbench.adapters.bfcl.lines import ResultsError
-from twinbench.errors import AdapterError
+from twinbench.errors import AdapterError, TwinbenchError
 from twinbench.model import RunRef, RunSearch
+
+
+class ResultsError(TwinbenchError):
+    """A fatal problem with the user's result files. One clear message, no traceback. (Defined
+    here, at the bottom of the result readers, so that finding runs loads none of the line readers.)"""
+
 
 #: the multi-turn categories BFCL writes result files for
 CATEGORIES: tuple[str, ...] = ("base", "long_context", "miss_func", "miss_param")
