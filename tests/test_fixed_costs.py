@@ -146,3 +146,51 @@ def test_a_kept_manifest_takes_its_items_from_the_adapter_when_first_looked_up(t
     some = next(iter(made.items))
     assert some in kept.items and kept.items[some] == made.items[some]
     assert pickle.loads(pickle.dumps(kept.items)) == dict(made.items)  # a plain dict once pickled
+
+
+def test_reading_runs_with_the_collector_paused_and_gives_it_back(tmp_path, monkeypatch):
+    import gc
+
+    from twinbench import gc_pause
+    from twinbench.evaluation import runs as evaluation_runs
+
+    seen = []
+    real = evaluation_runs.decide
+
+    def spy(*args, **kwargs):
+        seen.append(gc.isenabled())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(evaluation_runs, "decide", spy)
+    monkeypatch.setenv("TWINBENCH_NO_CACHE", "1")
+    release = tiny_package(tmp_path / "rel")
+    adapter = BFCLAdapter(bfcl_root=release)
+    from twinbench.adapters.bfcl.runs import write
+
+    write(tmp_path / "runs", "m", {i.id: [[[]] for _ in i.turns] for i in adapter.items()}, dataset.category_of,
+          "BFCL_v4")
+    frozen = gc.get_freeze_count()
+    assert gc.isenabled()
+    evaluation_runs.evaluate(adapter, adapter.reader().find([tmp_path / "runs"]).runs)
+    assert seen == [False] and gc.isenabled()
+    assert gc.get_freeze_count() == frozen  # a caller's process: nothing frozen
+    with gc_pause.collector_paused():
+        with gc_pause.collector_paused():
+            assert not gc.isenabled()
+        assert not gc.isenabled()  # a nested pause keeps it paused
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with gc_pause.collector_paused():
+            pass
+        assert not gc.isenabled()  # a collector the caller had paused stays paused
+    finally:
+        gc.enable()
+    monkeypatch.setattr(gc_pause, "OWN_PROCESS", True)
+    survivor = [object() for _ in range(1000)]
+    try:
+        with gc_pause.collector_paused():
+            survivor.append([[] for _ in range(1000)])
+        assert gc.get_freeze_count() > frozen  # the command's own process: what survived is frozen
+    finally:
+        gc.unfreeze()

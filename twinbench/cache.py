@@ -184,17 +184,11 @@ def _lock(stack: contextlib.ExitStack, kind: str, key: str) -> None:
 
 
 def _load(payload) -> Any:
-    """Unpickle (a sealed payload only) with the collector paused: a large record graph creates no
-    cycles to find, and the collections its allocations would set off cost more than the loading itself."""
-    import gc
+    """Unpickle (a sealed payload only) with the collector paused (see :mod:`twinbench.gc_pause`)."""
+    from twinbench.gc_pause import collector_paused
 
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with collector_paused():
         return pickle.loads(payload)
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def _store(kind: str, key: str, value: Any) -> None:

@@ -76,6 +76,9 @@ def run() -> None:  # pragma: no cover - the console entry point; tests call mai
     # the bootstrap's products are small (resamples x pairs times pairs x models): one BLAS thread
     # computes them in milliseconds, and each further thread's buffers cost ~10 MiB of memory
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    from twinbench import gc_pause
+
+    gc_pause.OWN_PROCESS = True  # the process is the command's: what reading leaves alive is frozen
     code = main()
     try:
         sys.stdout.flush()

@@ -60,17 +60,32 @@ class _Job:
 
 
 def _read_and_decide(job: _Job) -> tuple[tuple[PairDecision, ...], RunLoad] | str:
-    """Read one run and decide its pairs; keep the decisions, not the rollouts (memory stays flat in N)."""
+    """Read one run and decide its pairs; keep the decisions, not the rollouts (memory stays flat in N).
+
+    Reading and deciding run with the cyclic collector paused (they build no cycles): what they
+    built is dropped before it runs again, so it never walks a run's rollouts. A replay runs as usual."""
+    from twinbench.gc_pause import collector_paused
+
+    with collector_paused():
+        read = _read_and_decide_paused(job)  # its frame, and the rollouts it held, are gone on return
+    if isinstance(read, str) or not job.replay:
+        return read
+    decisions, load = read
+    decisions, stopped = _replayed(job.scorer, job.manifest.scored, decisions, load)
+    if stopped:
+        load = attrs.evolve(load, warnings=(*load.warnings, stopped))
+    return tuple(decisions), load if job.keep_rollouts else attrs.evolve(load, rollouts={})
+
+
+def _read_and_decide_paused(job: _Job) -> tuple[tuple[PairDecision, ...], RunLoad] | str:
     try:
         load = job.scorer.reader().read(job.run, job.needed)
     except TwinbenchError as exc:
         return str(exc)
     decisions = decide(job.run.model, job.manifest.scored, job.manifest.items, load.rollouts, job.scorer.rule(),
                        job.count_login, history=job.history, keep_calls=job.keep_rollouts)
-    if job.replay:
-        decisions, stopped = _replayed(job.scorer, job.manifest.scored, decisions, load)
-        if stopped:
-            load = attrs.evolve(load, warnings=(*load.warnings, stopped))
+    if job.replay:  # the replay needs the rollouts
+        return tuple(decisions), load
     return tuple(decisions), load if job.keep_rollouts else attrs.evolve(load, rollouts={})
 
 
