@@ -92,11 +92,24 @@ def _read_and_decide_paused(job: _Job) -> tuple[tuple[PairDecision, ...], RunLoa
 #: the run detail that marks a reference policy (written by ``twinbench score`` without --results)
 BUILTIN = "builtin"
 
-_JOBS: list[_Job] = []  # what forked workers read (they inherit it; nothing is pickled on the way in)
+#: what forked workers read, each job with the key its decisions are kept under (they inherit it;
+#: nothing is pickled on the way in)
+_JOBS: list[tuple[_Job, str | None]] = []
 
 
 def _job_at(index: int):
-    return _read_and_decide(_JOBS[index])
+    return _decide_and_keep(*_JOBS[index])
+
+
+def _decide_and_keep(job: _Job, key: str | None):
+    """:func:`_read_and_decide`, and its decisions kept under ``key`` (by the worker that made them,
+    so that storing them is done in parallel too). A run that could not be read is read again next time."""
+    from twinbench import cache
+
+    result = _read_and_decide(job)
+    if key and not isinstance(result, str):
+        cache.remember(DECISIONS, key, result)
+    return result
 
 
 DECISIONS = "decisions"  # the cache kind of each run's kept decisions
@@ -156,10 +169,8 @@ def _run_jobs(jobs: list[_Job], resampling: bool = True) -> list:
     keys = [_reuse_key(job) for job in jobs]
     out = [cache.recall(DECISIONS, key) if key and not job.fresh else None for job, key in zip(jobs, keys)]
     todo = [i for i, kept in enumerate(out) if kept is None]
-    for i, result in zip(todo, _compute([jobs[i] for i in todo], resampling)):
+    for i, result in zip(todo, _compute([jobs[i] for i in todo], resampling, [keys[i] for i in todo])):
         out[i] = result
-        if keys[i] and not isinstance(result, str):  # a run that could not be read is read again next time
-            cache.remember(DECISIONS, keys[i], result)
     return out
 
 
@@ -174,25 +185,29 @@ def _load_the_summary_modules(resampling: bool) -> None:
         from twinbench.metrics import matrix, stats  # noqa: F401
 
 
-def _compute(jobs: list[_Job], resampling: bool = True) -> list:
-    """Read and decide every job: in forked worker processes when there are many runs and cores."""
+def _compute(jobs: list[_Job], resampling: bool = True, keys: Sequence[str | None] | None = None) -> list:
+    """Read and decide every job, each kept under its key: in forked worker processes when there are
+    many runs and cores."""
     if not jobs:
         return []
+    keys = list(keys) if keys is not None else [None] * len(jobs)
 
     from twinbench.evaluation.workers import input_bytes, workers_for
 
     sources = [job.scorer.reader().sources(job.run) for job in jobs]
     workers = workers_for(len(jobs), input_bytes(p for files in sources for p in files) if all(sources) else None)
     if workers < 2:
-        return [_read_and_decide(job) for job in jobs]
+        return [_decide_and_keep(job, key) for job, key in zip(jobs, keys)]
     import multiprocessing
 
     if "fork" not in multiprocessing.get_all_start_methods():
-        return [_read_and_decide(job) for job in jobs]
+        return [_decide_and_keep(job, key) for job, key in zip(jobs, keys)]
     import gc
 
+    for manifest in {id(job.manifest): job.manifest for job in jobs}.values():
+        len(manifest.items)  # a kept manifest's items, loaded once here rather than in every worker
     global _JOBS
-    _JOBS = jobs
+    _JOBS = list(zip(jobs, keys))
     gc.freeze()  # the workers' collector leaves the inherited heap (the manifests) alone: no copied pages
     try:
         with multiprocessing.get_context("fork").Pool(workers) as pool:
