@@ -213,6 +213,32 @@ def test_a_rerun_takes_an_unchanged_runs_decisions_from_the_cache(tmp_path, monk
     assert reads == ["m"] * 6 and changed["act"] == 0.0 and first[0][0]["act"] == 100.0
 
 
+def test_runs_read_by_workers_are_kept_by_them_and_not_read_again(tmp_path, monkeypatch, capsys):
+    """Two forked workers read two runs and keep their decisions; the rerun reads neither, the same output."""
+    from test_score import good_lines, write_run
+
+    from twinbench.evaluation import runs as evaluate
+
+    monkeypatch.setenv("TWINBENCH_CACHE", str(tmp_path / "cache"))
+    monkeypatch.delenv("TWINBENCH_NO_CACHE", raising=False)
+    monkeypatch.setenv("TWINBENCH_WORKERS", "2")
+    monkeypatch.setattr(evaluate, "RECENT_SECONDS", 0.0)
+    release = tiny_package(tmp_path / "rel")
+    for model in ("a", "b"):
+        write_run(tmp_path / "runs", model, good_lines())
+    computed = []
+    original = evaluate._compute
+    monkeypatch.setattr(evaluate, "_compute", lambda jobs, *rest: computed.append(len(jobs)) or original(jobs, *rest))
+    argv = ["score", "--bfcl-root", str(release), "--results", str(tmp_path / "runs"), "--bootstrap", "0",
+            "--format", "json"]
+    assert main(argv) == 0
+    first = json.loads(capsys.readouterr().out)["models"]
+    kept = tmp_path / "cache" / "derived" / evaluate.DECISIONS
+    assert computed == [2] and len(list(kept.glob("*.pickle"))) == 2  # each worker stored what it decided
+    assert main(argv) == 0
+    assert json.loads(capsys.readouterr().out)["models"] == first and computed == [2, 0]
+
+
 def test_cache_files_unused_for_a_month_are_removed_at_most_once_a_day(tmp_path, monkeypatch):
     import time
 
