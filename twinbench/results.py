@@ -16,13 +16,15 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterable, Mapping
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from twinbench.contract.replayer import ItemReplay
-from twinbench.decisions.diagnostics import Diagnostics
 from twinbench.options import DiscoveryOptions, ScoreOptions
+
+if TYPE_CHECKING:  # field types only: a score without --diagnostics or --replay loads neither module
+    from twinbench.contract.replayer import ItemReplay
+    from twinbench.decisions.diagnostics import Diagnostics
 
 #: the headline rates of a model
 RATE_METRICS = ("act", "hold", "decision", "hold_credited", "decision_credited", "pair")
