@@ -320,3 +320,24 @@ def test_the_bfcl_cache_key_covers_every_release_file_scoring_and_replay_read(tm
         path.write_text(text)
         assert BFCLAdapter(bfcl_root=release).cache_key() != before, path
 
+
+
+def test_the_code_fingerprint_follows_the_source_and_data_files_not_the_bytecode(tmp_path):
+    package = tmp_path / "pkg"
+    (package / "sub" / "__pycache__").mkdir(parents=True)
+    (package / "a.py").write_text("x = 1\n")
+    (package / "sub" / "effects.yaml").write_text("k: v\n")
+    (package / "sub" / "__pycache__" / "a.cpython-311.pyc").write_bytes(b"\0")
+    first = cache.fingerprint_of(str(package))
+    (package / "sub" / "__pycache__" / "a.cpython-311.pyc").write_bytes(b"\1\2")
+    (package / "notes.txt").write_text("not code")
+    assert cache.fingerprint_of(str(package)) == first
+    (package / "a.py").write_text("x = 2\n")
+    assert cache.fingerprint_of(str(package)) != first
+    (package / "a.py").write_text("x = 1\n")
+    (package / "sub" / "effects.yaml").write_text("k: w\n")
+    assert cache.fingerprint_of(str(package)) != first
+    (package / "sub" / "effects.yaml").write_text("k: v\n")
+    assert cache.fingerprint_of(str(package)) == first
+    (package / "sub" / "b.py").write_text("")
+    assert cache.fingerprint_of(str(package)) != first  # a new module counts, even an empty one

@@ -56,12 +56,21 @@ def cache_root() -> Path:
 @functools.lru_cache(maxsize=1)
 def code_fingerprint() -> str:
     """A hash of twinbench's own source and data files: any change to the code invalidates the cache."""
-    package = Path(__file__).resolve().parent
+    return fingerprint_of(os.path.dirname(os.path.realpath(__file__)))
+
+
+def fingerprint_of(package: str) -> str:
+    """A hash of the ``.py`` and ``.yaml`` files below ``package`` (bytecode folders are not walked)."""
     digest = hashlib.sha256(str(FORMAT).encode())
-    for path in sorted(package.rglob("*")):
-        if path.suffix in (".py", ".yaml") and "__pycache__" not in path.parts:
-            digest.update(str(path.relative_to(package)).encode())
-            digest.update(path.read_bytes())
+    for folder, subfolders, names in os.walk(package):
+        subfolders[:] = sorted(name for name in subfolders if name != "__pycache__")  # bytecode: not walked
+        for name in sorted(names):
+            if name.endswith((".py", ".yaml")):
+                path = os.path.join(folder, name)
+                with open(path, "rb") as handle:
+                    data = handle.read()
+                digest.update(b"%s\0%d\0" % (os.path.relpath(path, package).encode(), len(data)))  # unambiguous
+                digest.update(data)
     return digest.hexdigest()
 
 
