@@ -194,3 +194,31 @@ def test_reading_runs_with_the_collector_paused_and_gives_it_back(tmp_path, monk
         assert gc.get_freeze_count() > frozen  # the command's own process: what survived is frozen
     finally:
         gc.unfreeze()
+
+
+def test_the_worker_pool_gives_the_frozen_heap_back_as_it_was(tmp_path, monkeypatch):
+    """Around its forked workers ``evaluate`` freezes the heap: a caller's process finds nothing frozen
+    afterwards, as before; the command line's own process keeps what it froze."""
+    import gc
+
+    from test_score import good_lines, write_run
+
+    from twinbench import gc_pause
+    from twinbench.evaluation import runs as evaluation_runs
+
+    monkeypatch.setenv("TWINBENCH_NO_CACHE", "1")
+    monkeypatch.setenv("TWINBENCH_WORKERS", "2")
+    release = tiny_package(tmp_path / "rel")
+    adapter = BFCLAdapter(bfcl_root=release)
+    for model in ("a", "b"):
+        write_run(tmp_path / "runs", model, good_lines())
+    found = adapter.reader().find([tmp_path / "runs"]).runs
+    assert len(found) == 2 and gc.get_freeze_count() == 0
+    evaluation_runs.evaluate(adapter, found)
+    assert gc.get_freeze_count() == 0
+    monkeypatch.setattr(gc_pause, "OWN_PROCESS", True)
+    try:
+        evaluation_runs.evaluate(adapter, found)
+        assert gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()

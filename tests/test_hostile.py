@@ -503,3 +503,87 @@ def test_a_json_lines_file_of_anything_is_read_line_by_line(tmp_path_factory, ch
     read = list(_json_lines(path, _LineStats()))
     numbers = [n for n, line in enumerate(data.split(b"\n"), 1) if line.strip()]
     assert [n for n, _, _ in read] == numbers  # split on \n only, every non-blank line accounted for
+
+
+# -- numbers msgspec cannot hold, in the parts the fast path leaves encoded --------------------------
+
+_HUGE_INT = "1" + "0" * 4400  # over Python's 4,300-digit limit: json refuses it, msgspec too
+_STEP_CASES = {
+    "overflowing float in a read turn": '{"id": "multi_turn_base_0", "result": [["ls(a=1e999)", {"x": 1e999}]]}',
+    "overflowing float as a step": '{"id": "multi_turn_base_0", "result": [["ls()", 1e999]]}',
+    "overflowing float as the result": '{"id": "multi_turn_base_0", "result": 1e999}',
+    "overflowing float in an unread turn": '{"id": "multi_turn_base_0", "result": [["ls()"], [{"x": -1e999}]]}',
+    "overflowing float in a user message": ('{"id": "multi_turn_base_0", "result": [["ls()"]], "inference_log": '
+                                            '[{"begin_of_turn_query": [{"role": "user", "content": '
+                                            '[{"type": "text", "text": "hi"}, {"n": 1e999}]}]}]}'),
+    "huge integer in an unread turn": '{"id": "multi_turn_base_0", "result": [["ls()"], [{"x": %s}]]}' % _HUGE_INT,
+    "huge integer in a read turn": '{"id": "multi_turn_base_0", "result": [[{"x": %s}]]}' % _HUGE_INT,
+}
+
+
+def _read_both_ways(path: Path, monkeypatch):
+    """The file read as scoring reads it (turn 0 of the one id), and read by the stdlib path alone."""
+    from twinbench.adapters.bfcl import result_files
+
+    def read():
+        return result_files.read_result_file(path, keep_ids={"multi_turn_base_0"}, turns={"multi_turn_base_0": {0}})
+
+    fast = read()
+
+    def refuse(*args, **kwargs):
+        raise ValueError("the stdlib path only")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(result_files, "_result_fields", refuse)
+        slow = read()
+    return fast, slow
+
+
+@pytest.mark.parametrize("case", sorted(_STEP_CASES))
+def test_a_number_msgspec_cannot_hold_is_read_as_the_stdlib_path_reads_it(tmp_path, monkeypatch, case):
+    """A line whose parts hold ``1e999`` or a 4,400-digit integer: the same entry, problem and warnings
+    as the plain json reading (which twinbench used before it decoded only the scored turns); never a
+    traceback, and a score file's check of the stored result reads it too."""
+    from twinbench.adapters.bfcl.result_files import stored_result
+
+    path = tmp_path / "BFCL_v4_multi_turn_base_result.json"
+    path.write_text(_STEP_CASES[case] + "\n" + _STEP_CASES[case] + "\n", encoding="utf-8")  # and a copy of it
+    fast, slow = _read_both_ways(path, monkeypatch)
+    assert fast.bad_lines == slow.bad_lines and fast.warnings == slow.warnings
+    assert set(fast.entries) == set(slow.entries)
+    for entry_id, entry in fast.entries.items():
+        other = slow.entries[entry_id]
+        assert (entry.error, entry.unreadable, entry.logged_user_turns) == (other.error, other.unreadable,
+                                                                            other.logged_user_turns)
+        assert (entry.turns is None) == (other.turns is None)
+        if entry.turns is not None:
+            assert repr(entry.turns[0]) == repr(other.turns[0])
+            assert repr(stored_result(entry)) == repr(stored_result(other))
+    if "huge integer" in case:
+        assert fast.bad_lines and not fast.entries  # refused and counted, as json refuses it
+
+
+def test_a_huge_integer_in_a_line_no_pair_reads_is_no_longer_refused(tmp_path):
+    """The one reading that differs from the stdlib path (said in the changelog): a line dropped for
+    its id is checked for its JSON syntax, and an integer over 4,300 digits is valid JSON."""
+    from twinbench.adapters.bfcl.result_files import read_result_file
+
+    path = tmp_path / "BFCL_v4_multi_turn_base_result.json"
+    path.write_text('{"id": "multi_turn_base_7", "result": [[{"x": %s}]]}\n' % _HUGE_INT
+                    + '{"id": "multi_turn_base_7", "result": [[{"x": 1}]\n', encoding="utf-8")  # then a cut line
+    found = read_result_file(path, keep_ids={"multi_turn_base_0"})
+    assert found.other_ids == 1 and not found.entries
+    assert [n for n, _ in found.bad_lines] == [2]  # the truncated line is still refused and counted
+
+
+def test_score_on_a_run_with_an_overflowing_float_in_every_turn_of_a_line(tmp_path, release, capsys):
+    lines = good_lines()
+    for rows in lines.values():
+        for row in rows:
+            row["result"] = [[*turn, {"x": float("inf")}] for turn in row["result"]]
+    write_run(tmp_path / "runs", "m", lines)
+    for path in (tmp_path / "runs").rglob("*_result.json"):  # json.dumps writes Infinity: make it 1e999
+        path.write_text(path.read_text(encoding="utf-8").replace("Infinity", "1e999"), encoding="utf-8")
+    assert "1e999" in "".join(p.read_text(encoding="utf-8") for p in (tmp_path / "runs").rglob("*_result.json"))
+    summary, err = score_json(capsys, release, tmp_path / "runs")
+    assert only_model(summary)["pairs"] == 2 and "unusable" not in err  # read as json reads it: a step holding inf

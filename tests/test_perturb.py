@@ -91,6 +91,21 @@ def test_constructed_only_keeps_no_shipped_should_ask_item(report):
     assert len([i for i in both.items() if i.side is Side.ASK]) == len(asks) + 400
 
 
+def test_the_dialogue_a_run_is_checked_against_does_not_depend_on_what_ran_before(report, tmp_path, monkeypatch):
+    """The kept dialogue table is the release's: one made with --constructed-only first leaves a plain
+    adapter's table whole, and a constructed adapter's table has the constructed items too."""
+    from twinbench.adapters.bfcl.run_reader import dialogue_of
+
+    _, out = report
+    monkeypatch.setenv("TWINBENCH_CACHE", str(tmp_path / "cache"))
+    monkeypatch.delenv("TWINBENCH_NO_CACHE", raising=False)
+    only = BFCLAdapter(constructed=out, constructed_only=True)
+    assert dict(only.runs().dialogue) == {**dialogue_of(BFCLAdapter()._shipped_items), **dialogue_of(
+        only._constructed_items)}
+    plain = BFCLAdapter()
+    assert dict(plain.runs().dialogue) == dialogue_of(plain.items())  # every shipped item, should-ask ones too
+
+
 def test_an_edited_constructed_item_is_refused(report, adapter, tmp_path):
     _, out = report
     copy = tmp_path / "edited"

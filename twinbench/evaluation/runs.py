@@ -206,8 +206,11 @@ def _compute(jobs: list[_Job], resampling: bool = True, keys: Sequence[str | Non
 
     for manifest in {id(job.manifest): job.manifest for job in jobs}.values():
         len(manifest.items)  # a kept manifest's items, loaded once here rather than in every worker
+    from twinbench import gc_pause
+
     global _JOBS
     _JOBS = list(zip(jobs, keys))
+    frozen_before = gc.get_freeze_count()
     gc.freeze()  # the workers' collector leaves the inherited heap (the manifests) alone: no copied pages
     try:
         with multiprocessing.get_context("fork").Pool(workers) as pool:
@@ -216,7 +219,8 @@ def _compute(jobs: list[_Job], resampling: bool = True, keys: Sequence[str | Non
             return pending.get()
     finally:
         _JOBS = []
-        gc.unfreeze()
+        if not frozen_before and not gc_pause.OWN_PROCESS:
+            gc.unfreeze()  # as it was; objects frozen before (the command line's, a caller's) stay frozen
 
 
 def turns_needed(pairs: Sequence[Pair], history: bool = False, all_turns: Sequence[Item] = ()) -> dict[str, frozenset[int]]:

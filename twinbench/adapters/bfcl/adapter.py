@@ -143,7 +143,8 @@ class BFCLAdapter(Adapter):
                      for path in (rel.question_file(category), rel.answer_file(category)))
 
     @functools.cached_property
-    def _items(self) -> tuple[Item, ...]:
+    def _shipped_items(self) -> tuple[Item, ...]:
+        """The release's own items: one cache record per release content."""
         from twinbench import cache
 
         def build() -> tuple[Item, ...]:
@@ -151,7 +152,11 @@ class BFCLAdapter(Adapter):
 
             return tuple(dataset.to_item(raw, self._facts.tools_by_class) for raw in self.data.raw)
 
-        shipped = cache.cached("bfcl-items", self._input_key, build)
+        return cache.cached("bfcl-items", self._input_key, build)
+
+    @functools.cached_property
+    def _items(self) -> tuple[Item, ...]:
+        shipped = self._shipped_items
         if self.constructed is None:
             return shipped
         if self.constructed_only:
@@ -313,7 +318,12 @@ class BFCLAdapter(Adapter):
 
         from .run_reader import dialogue_of
 
-        return cache.cached("bfcl-dialogue", self._input_key, lambda: dialogue_of(self.items()))
+        # the record is keyed by the release alone, so it holds the release's items alone (with
+        # --constructed-only too); constructed items are added here, from their own folder
+        shipped = cache.cached("bfcl-dialogue", self._input_key, lambda: dialogue_of(self._shipped_items))
+        if self.constructed is None:
+            return shipped
+        return {**shipped, **dialogue_of(self._constructed_items)}
 
     @functools.cached_property
     def _items_by_id(self) -> dict[str, Item]:

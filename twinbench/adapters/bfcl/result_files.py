@@ -150,7 +150,10 @@ def stored_result(entry: ResultEntry) -> Any:
     ``None`` when the result was no rollout at all (nothing to compare)."""
     if entry.turns is not None:
         if entry.stored_whole is not None:  # read for some turns only: the whole value as stored
-            return _ANY.decode(entry.stored_whole)
+            try:
+                return _decoded(entry.stored_whole)
+            except (ValueError, RecursionError):
+                return None  # nothing to compare
         return [list(turn) for turn in entry.turns]
     return None if entry.unreadable else entry.error
 
@@ -211,6 +214,8 @@ def _turns_of(result: Any) -> tuple[tuple[tuple[Any, ...], ...] | None, str | No
 
 #: the first byte of a step value that is text, a list, an object or null (what a step may be)
 _STEP_STARTS = frozenset(b'"[{n')
+#: the most digits an integer may have for Python's json to read it (``sys.get_int_max_str_digits``)
+_LONGEST_PLAIN_NUMBER = 4300
 
 
 def _stored_turns(encoded: msgspec.Raw, read: Collection[int] | None) -> tuple[Any, str | None, bool, Any]:
@@ -233,6 +238,9 @@ def _stored_turns(encoded: msgspec.Raw, read: Collection[int] | None) -> tuple[A
         else:
             kept = None
             odd = [step for step in steps if memoryview(step)[0] not in _STEP_STARTS]
+            for step in steps:  # only a step this long can hold an integer json refuses: decoding it says
+                if len(step) > _LONGEST_PLAIN_NUMBER:
+                    _ANY.decode(step)
         if odd:
             return None, f"result turn {index} holds a {type(_ANY.decode(odd[0])).__name__} step, not text or a call", \
                 True, None
@@ -241,10 +249,45 @@ def _stored_turns(encoded: msgspec.Raw, read: Collection[int] | None) -> tuple[A
     return tuple(turns), None, False, tuple(stored)
 
 
+class _FastLine:
+    """A result line as the fast path read it: the turns asked for decoded, the logged user texts."""
+
+    __slots__ = ("id", "first", "turns", "error", "odd", "stored", "logged", "log_problem")
+
+    def __init__(self, line: _ResultLine, read: Mapping[str, Collection[int]] | None) -> None:
+        self.id = line.id
+        self.stored = None
+        if line.result is None:
+            self.first = None
+            self.turns, self.error, self.odd = _turns_of(None)
+        else:
+            self.first = bytes(line.result)
+            wanted = None if read is None else read.get(line.id, ())  # an unhashable id: the stdlib path
+            self.turns, self.error, self.odd, self.stored = _stored_turns(line.result, wanted)
+        self.logged = self.log_problem = None
+        if line.inference_log is not None:
+            self.logged, self.log_problem = _logged_user_turns_decoded(line.inference_log)
+
+
+def _decoded(stored: bytes) -> Any:
+    """A stored value (checked JSON) decoded; one with a number msgspec cannot hold (``1e999``) as
+    :mod:`json` reads it, as the lines holding it were read before only the scored turns were decoded.
+    Raises ``ValueError`` for what neither reads (an integer over 4,300 digits)."""
+    try:
+        return _ANY.decode(stored)
+    except msgspec.DecodeError:
+        import json
+
+        return json.loads(stored)
+
+
 def _full_turns(result: Any) -> tuple[Any, str | None]:
     """``(turns, error)`` of a whole ``result`` (decoded, or as stored): what two copies of a line compare."""
     if isinstance(result, bytes):
-        result = _ANY.decode(result)
+        try:
+            result = _decoded(result)
+        except (ValueError, RecursionError):
+            return None, "a value that cannot be read"  # then no copy is the same as it
     return _turns_of(result)[:2]
 
 
@@ -276,14 +319,19 @@ def read_result_file(path: Path | str, keep_ids: Container[str] | None = None,
     fields = _result_fields
 
     def fast(line: bytes) -> Any:
-        return fields(line, keep_ids)
+        """The line's fields, and its parts decoded here: whatever msgspec refuses in them (a number
+        it cannot hold) sends the whole line to the stdlib path, which reads it as before."""
+        found = fields(line, keep_ids)
+        if found.result is None and found.inference_log is None:
+            return found  # dropped for its id, or nothing to decode
+        return _FastLine(found, turns)
 
     prefix = f"multi_turn_{category}"
     for lineno, value, problem in _json_lines(path, stats, fast):
         if problem is not None:
             bad_lines.append((lineno, problem))
             continue
-        decoded = isinstance(value, _ResultLine)  # the fast path: ``result`` still encoded, the log's user messages
+        decoded = isinstance(value, (_ResultLine, _FastLine))  # the fast path: its parts decoded there
         if decoded:
             entry_id = value.id
         elif not isinstance(value, dict):
@@ -307,15 +355,10 @@ def read_result_file(path: Path | str, keep_ids: Container[str] | None = None,
         logged: tuple[tuple[str, ...], ...] | None = None
         log_problem = stored = None
         if decoded:
-            first = value.result
-            if first is None:
-                entry_turns, error, odd = _turns_of(None)
-            else:
-                first = bytes(first)
-                entry_turns, error, odd, stored = _stored_turns(value.result,
-                                                                None if turns is None else turns.get(entry_id, ()))
-            if value.inference_log is not None:
-                logged, log_problem = _logged_user_turns_decoded(value.inference_log)
+            if isinstance(value, _ResultLine):  # no result and no log (or not asked for: counted above)
+                value = _FastLine(value, turns)
+            first, entry_turns, error, odd, stored = value.first, value.turns, value.error, value.odd, value.stored
+            logged, log_problem = value.logged, value.log_problem
         else:
             first = value.get("result")
             entry_turns, error, odd = _turns_of(first)
