@@ -7,7 +7,8 @@ Each entry runs one ``twinbench`` command line in a fresh process and keeps the 
 standard output, standard error, exit status and of every file it wrote. Digests, not the outputs,
 are committed: the outputs quote the shared runs, which stay out of the repository. Absolute paths
 of this machine (the repository's parent, the temporary folder) are replaced by placeholders first,
-so the record holds in CI's checkout as in a developer's. ``tests/test_golden.py`` runs the check.
+and the commands use a cache folder of the capture's own, so the record holds in CI's checkout as
+in a developer's, whatever ``$HOME`` or ``$TWINBENCH_CACHE`` is. ``tests/test_golden.py`` runs the check.
 """
 
 from __future__ import annotations
@@ -110,7 +111,7 @@ def run_one(name: str, places: dict[str, str], out: Path) -> dict[str, str]:
     here = {**places, "out": str(out)}
     out.mkdir(parents=True, exist_ok=True)
     done = subprocess.run([sys.executable, "-m", "twinbench.cli", *(_fill(a, here) for a in argv)],
-                          capture_output=True, cwd=REPO, env={**os.environ, "COLUMNS": "100"})
+                          capture_output=True, cwd=REPO, env=_env(Path(places["tmp"])))
     texts = {"stdout": _scrub(done.stdout, here), "stderr": _scrub(done.stderr, here)}
     for rel in files:
         path = out / rel
@@ -130,13 +131,33 @@ def capture(names: list[str] | None = None) -> dict[str, dict[str, str]]:
 
     with tempfile.TemporaryDirectory(prefix="twinbench-golden-") as tmp:
         root = Path(tmp)
+        _own_cache(root / "cache")
         corpus.build(root / "corpus17", 17, RUNS)
         places = {"runs": str(RUNS), "w2c": str(W2C), "repo": str(REPO), "corpus": str(root / "corpus17" / "result"),
                   "shared": str(SHARED), "tmp": str(root), "scores": str(root / "scores.json")}
         subprocess.run([sys.executable, "-m", "twinbench.cli", "score", *(_fill(a, places) for a in FOUR),
                         "--bootstrap", "1000", "--format", "json", "--output", places["scores"]],
-                       cwd=REPO, check=True, capture_output=True)
+                       cwd=REPO, check=True, capture_output=True, env=_env(root))  # fetches what is missing
         return {name: run_one(name, places, root / name) for name in (names or list(COMMANDS))}
+
+
+def _env(root: Path) -> dict[str, str]:
+    """The commands' environment: a cache of the capture's own (in its temporary folder, so the
+    outputs that name a cached release name it alike on every machine, whatever ``$HOME`` or
+    ``$TWINBENCH_CACHE`` is), and 100 columns."""
+    return {**os.environ, "TWINBENCH_CACHE": str(root / "cache"), "COLUMNS": "100"}
+
+
+def _own_cache(folder: Path) -> None:
+    """The capture's cache, with the releases of the user's cache copied in (nothing fetched again)."""
+    import shutil
+
+    from twinbench.cache import cache_root
+
+    folder.mkdir(mode=0o700)
+    releases = cache_root() / "bfcl-eval"
+    if releases.is_dir():
+        shutil.copytree(releases, folder / "bfcl-eval", symlinks=True)
 
 
 def main(argv: list[str]) -> int:
