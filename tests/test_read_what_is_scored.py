@@ -208,6 +208,28 @@ def test_a_run_read_with_the_memo_counts_each_unread_step_where_it_occurs(tmp_pa
     assert remembered.rollouts == fresh.rollouts
 
 
+def test_an_empty_file_warns_only_when_a_pair_reads_its_category(tmp_path):
+    """The reference policies' runs of constructed pairs leave a category empty: no warning there;
+    an empty file a pair needs still says so."""
+    from twinbench.adapters.bfcl.tree import find_runs
+    from twinbench.model import RunRef
+
+    folder = tmp_path / "result" / "m" / "multi_turn"
+    folder.mkdir(parents=True)
+    for category in ("base", "miss_func"):
+        (folder / f"BFCL_v4_multi_turn_{category}_result.json").write_bytes(
+            _line(id=f"multi_turn_{category}_0", result=[["ls()"]]))
+    (folder / "BFCL_v4_multi_turn_miss_param_result.json").write_bytes(b"")
+    (found,) = find_runs(folder.parent).runs
+    run = RunRef(model="m", location=found.root, details={}, payload=found)
+    quiet = run_reader.read(run, {"multi_turn_base_0": frozenset({0}), "multi_turn_miss_func_0": frozenset({0})},
+                            {}, "BFCL_v4")
+    assert not [w for w in quiet.warnings if "empty" in w]
+    told = run_reader.read(run, {"multi_turn_base_0": frozenset({0}), "multi_turn_miss_param_0": frozenset({0})},
+                           {}, "BFCL_v4")
+    assert any("miss_param_result.json: the result file is empty" in w for w in told.warnings)
+
+
 @pytest.mark.shared
 def test_a_run_keeps_the_official_failures_of_the_items_it_read(bfcl_adapter):
     """Each failed item that was read has its failure; the failed items no pair needs are not carried along."""

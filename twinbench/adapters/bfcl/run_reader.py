@@ -74,8 +74,9 @@ def read(run: RunRef, item_ids: Iterable[str], dialogue: Dialogue, dataset_prefi
             rf = read_result_file(path, keep_ids=None if turns_of is None else wanted, turns=turns_of)
         except ResultsError as exc:
             raise AdapterError(str(exc)) from exc
-        warnings.extend(f"{run.model}: {path.name}: {w}" for w in rf.warnings)
         needed = {i for i in wanted if i.startswith(f"multi_turn_{category}_")}
+        if not (rf.empty and not needed):  # an empty file of a category no pair reads has nothing to say
+            warnings.extend(f"{run.model}: {path.name}: {w}" for w in rf.warnings)
         absent = needed - set(rf.entries)
         if absent:
             warnings.append(f"{run.model}: {len(absent)} of the {len(needed)} {category} items asked for are not in "
