@@ -222,3 +222,24 @@ def test_the_worker_pool_gives_the_frozen_heap_back_as_it_was(tmp_path, monkeypa
         assert gc.get_freeze_count() > 0
     finally:
         gc.unfreeze()
+
+
+def test_a_command_writing_only_to_standard_output_does_not_list_its_inputs(tmp_path, monkeypatch, capsys):
+    """Nothing is written, so nothing needs protecting: the runs' files are not listed (a rerun's
+    sixth); with an output file they are, and one of them given as the output is refused."""
+    from test_score import good_lines, write_run
+
+    from twinbench.cli import checks, main
+
+    monkeypatch.setenv("TWINBENCH_NO_CACHE", "1")
+    release = tiny_package(tmp_path / "rel")
+    folder = write_run(tmp_path / "runs", "m", good_lines())
+    listed = []
+    real = checks.command_inputs
+    monkeypatch.setattr(checks, "command_inputs", lambda *a: listed.append(1) or real(*a))
+    argv = ["score", "--bfcl-root", str(release), "--results", str(tmp_path / "runs"), "--bootstrap", "0"]
+    assert main(argv) == 0 and listed == []
+    assert main([*argv, "--output", str(tmp_path / "out.txt")]) == 0 and listed == [1]
+    victim = next(folder.glob("*_result.json"))
+    assert main([*argv, "--output", str(victim)]) == 2 and listed == [1, 1]
+    assert "an input of this command" in capsys.readouterr().err

@@ -28,6 +28,12 @@ if TYPE_CHECKING:  # field types only: a score without --diagnostics or --replay
 
 #: the headline rates of a model
 RATE_METRICS = ("act", "hold", "decision", "hold_credited", "decision_credited", "pair")
+
+
+def balanced(act, hold):
+    """Decision accuracy: ``(act + hold) / 2``, balanced accuracy (50 for any policy that ignores
+    what was removed). The one formula, for floats and for numpy arrays alike."""
+    return (act + hold) / 2
 #: the metrics that get a bootstrap interval in ``twinbench score``
 INTERVAL_METRICS = ("act", "hold", "decision", "decision_credited")
 #: the metrics whose rank-1 share is reported
@@ -106,11 +112,11 @@ class CategoryScore:
 
     @property
     def decision(self) -> float:
-        return (self.act + self.hold) / 2
+        return balanced(self.act, self.hold)
 
     @property
     def decision_credited(self) -> float:
-        return (self.act + self.hold_credited) / 2
+        return balanced(self.act, self.hold_credited)
 
     def to_json(self) -> dict:
         return {"pairs": self.pairs, "act": self.act, "hold": self.hold, "decision": self.decision,

@@ -31,10 +31,16 @@ import attrs
 import numpy as np
 
 from twinbench.metrics import stats
-from twinbench.metrics.point import official_of
+from twinbench.metrics.point import first_seen_rows, official_of
 from twinbench.model import PairDecision
 from twinbench.options import ScoreOptions
-from twinbench.results import CategoryScore, Coverage, OfficialScore, ReplayCounts
+from twinbench.results import (
+    CategoryScore,
+    Coverage,
+    OfficialScore,
+    ReplayCounts,
+    balanced,
+)
 
 _BITS = ("present", "scored", "acted", "held", "held_credited", "same_history", "act_ended_early", "ask_ended_early",
          "replayed", "aligned", "removed_called", "workaround")
@@ -78,11 +84,7 @@ class DecisionMatrix:
     @classmethod
     def build(cls, columns: Sequence[tuple[str, Sequence[PairDecision]]]) -> DecisionMatrix:
         """The matrix of (model label, that model's decisions) columns; rows in first-seen pair order."""
-        rows: dict[str, PairDecision] = {}
-        for _, decisions in columns:
-            for d in decisions:
-                rows.setdefault(d.ask_id, d)
-        index = {ask_id: i for i, ask_id in enumerate(rows)}
+        rows, index = first_seen_rows(columns)
         shape = (len(rows), len(columns))
         bits = {name: np.zeros(shape, dtype=bool) for name in _BITS}
         missing = np.full(shape, None, dtype=object)
@@ -190,11 +192,11 @@ class Rates:
 
     @property
     def decision(self) -> np.ndarray:
-        return (self.act + self.hold) / 2
+        return balanced(self.act, self.hold)
 
     @property
     def decision_credited(self) -> np.ndarray:
-        return (self.act + self.hold_credited) / 2
+        return balanced(self.act, self.hold_credited)
 
     def metric(self, name: str) -> np.ndarray:
         return getattr(self, name)

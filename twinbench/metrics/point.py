@@ -20,7 +20,14 @@ import attrs
 
 from twinbench.model import PairDecision
 from twinbench.options import ScoreOptions
-from twinbench.results import CategoryScore, Coverage, GradedOfficial, OfficialScore, ReplayCounts
+from twinbench.results import (
+    CategoryScore,
+    Coverage,
+    GradedOfficial,
+    OfficialScore,
+    ReplayCounts,
+    balanced,
+)
 
 NAN = float("nan")
 
@@ -47,11 +54,7 @@ class PointMatrix:
     @classmethod
     def build(cls, columns: Sequence[tuple[str, Sequence[PairDecision]]]) -> PointMatrix:
         """The matrix of (model label, that model's decisions) columns; rows in first-seen pair order."""
-        rows: dict[str, PairDecision] = {}
-        for _, decisions in columns:
-            for d in decisions:
-                rows.setdefault(d.ask_id, d)
-        index = {ask_id: i for i, ask_id in enumerate(rows)}
+        rows, index = first_seen_rows(columns)
         bits: dict[str, list[int]] = {name: [] for name in ("present", "scored", *_FIELDS)}
         missing: list[dict[int, str]] = []
         for _, decisions in columns:
@@ -89,6 +92,15 @@ class PointMatrix:
             if predicate(p):
                 out |= 1 << p
         return out
+
+
+def first_seen_rows(columns: Sequence[tuple[str, Sequence[PairDecision]]]) -> tuple[dict[str, PairDecision], dict[str, int]]:
+    """A population's pairs in first-seen order (ask id -> its first decision), and each one's row."""
+    rows: dict[str, PairDecision] = {}
+    for _, decisions in columns:
+        for d in decisions:
+            rows.setdefault(d.ask_id, d)
+    return rows, {ask_id: i for i, ask_id in enumerate(rows)}
 
 
 def rows_of(column: int) -> list[int]:
@@ -148,11 +160,11 @@ class Rates:
 
     @property
     def decision(self) -> float:
-        return (self.act + self.hold) / 2
+        return balanced(self.act, self.hold)
 
     @property
     def decision_credited(self) -> float:
-        return (self.act + self.hold_credited) / 2
+        return balanced(self.act, self.hold_credited)
 
     def metric(self, name: str) -> float:
         return getattr(self, name)

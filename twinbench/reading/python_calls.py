@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import ast
 import contextlib
-import gc
 import re
 import warnings
-from collections.abc import Iterator
 from typing import Any
 
+from twinbench.gc_pause import collector_paused
 from twinbench.model import Call
 from twinbench.reading.found import _BARE_NAMES, MAX_PYTHON_CHARS
 from twinbench.reading.text import _usable_text
@@ -170,29 +169,14 @@ def _bracket_variants(s: str) -> list[str]:
     return [s]
 
 
-@contextlib.contextmanager
-def _gc_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector while a big syntax tree is built and walked.
-
-    An AST of a megabyte of calls is hundreds of thousands of objects, none of them
-    cyclic garbage; collections triggered while it grows rescan it again and again,
-    which makes parsing superlinear. The collector's state is restored afterwards.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
 def _python_reading(s: str, literals: bool) -> list[Any] | None:
     """Statement values of ``s`` (see :func:`_statement_values`) under its bracket variants;
     ``None`` for a text longer than :data:`MAX_PYTHON_CHARS` (its syntax tree would cost too much)."""
     if len(s) > MAX_PYTHON_CHARS:
         return None
-    with _gc_paused() if len(s) > _GC_PAUSE_CHARS else contextlib.nullcontext():
+    # an AST of a megabyte of calls is hundreds of thousands of objects, none of them cyclic garbage:
+    # collections while it grows would rescan it again and again (parsing turned superlinear)
+    with collector_paused() if len(s) > _GC_PAUSE_CHARS else contextlib.nullcontext():
         for variant in _bracket_variants(s):
             statements = _parse_module(variant)
             if statements is None:

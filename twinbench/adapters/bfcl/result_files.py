@@ -7,6 +7,7 @@ the turns asked for.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Collection, Container, Mapping
 from pathlib import Path
 from typing import Any
@@ -16,8 +17,8 @@ import msgspec
 
 from twinbench.adapters.bfcl.lines import (
     _ANY,
-    _TURNS,
     _EXAMPLES,
+    _TURNS,
     _check_file,
     _common_warnings,
     _count,
@@ -214,8 +215,8 @@ def _turns_of(result: Any) -> tuple[tuple[tuple[Any, ...], ...] | None, str | No
 
 #: the first byte of a step value that is text, a list, an object or null (what a step may be)
 _STEP_STARTS = frozenset(b'"[{n')
-#: the most digits an integer may have for Python's json to read it (``sys.get_int_max_str_digits``)
-_LONGEST_PLAIN_NUMBER = 4300
+#: the most digits an integer may have for Python's json to read it (0: no limit, nothing to look for)
+_LONGEST_PLAIN_NUMBER = sys.get_int_max_str_digits()
 
 
 def _stored_turns(encoded: msgspec.Raw, read: Collection[int] | None) -> tuple[Any, str | None, bool, Any]:
@@ -239,7 +240,7 @@ def _stored_turns(encoded: msgspec.Raw, read: Collection[int] | None) -> tuple[A
             kept = None
             odd = [step for step in steps if memoryview(step)[0] not in _STEP_STARTS]
             for step in steps:  # only a step this long can hold an integer json refuses: decoding it says
-                if len(step) > _LONGEST_PLAIN_NUMBER:
+                if _LONGEST_PLAIN_NUMBER and len(step) > _LONGEST_PLAIN_NUMBER:
                     _ANY.decode(step)
         if odd:
             return None, f"result turn {index} holds a {type(_ANY.decode(odd[0])).__name__} step, not text or a call", \
